@@ -1,0 +1,277 @@
+//! A game: a start position, the actions played, the current position and its result.
+//!
+//! The game applies the rule book's end rules: wins produced by an action first, then the
+//! automatic draws judged at the start of a turn (stalemate, material, threefold repetition over
+//! the whole game, the no-progress rule).
+
+use crate::action::{ActionError, ActionText, Move, MoveKind, MoveList};
+use crate::geometry::Geometry;
+use crate::movegen::{legal_moves, pseudo_legal_moves};
+use crate::outcome::{EndReason, Outcome};
+use crate::pieces::Role;
+use crate::position::{Position, letters};
+use crate::variant::Variant;
+
+/// The text of a move in the variant's notation.
+pub fn move_text<V: Variant>(m: Move) -> String {
+    let sq = |s| V::Geo::name(s).to_string();
+    let letter = |r: Role| V::PIECES.get(r.idx()).map_or('?', |d| d.letter);
+    match m.kind {
+        MoveKind::Normal | MoveKind::EnPassant | MoveKind::Castle => format!("{}{}", sq(m.from), sq(m.to)),
+        MoveKind::Promotion => format!("{}{}{}", sq(m.from), sq(m.to), letter(m.role).to_ascii_lowercase()),
+        MoveKind::Place => format!("{}@{}", letter(m.role), sq(m.to)),
+        MoveKind::PromoteInPlace => format!("{}={}", sq(m.to), letter(m.role)),
+    }
+}
+
+/// A game of variant `V`.
+#[derive(Clone, Debug)]
+pub struct Game<V: Variant> {
+    start: Position<V>,
+    pos: Position<V>,
+    history: Vec<u64>,
+    actions: Vec<Move>,
+    legal: MoveList,
+    outcome: Option<Outcome>,
+}
+
+impl<V: Variant> Default for Game<V> {
+    fn default() -> Self {
+        Game::from_position(Position::start())
+    }
+}
+
+impl<V: Variant> Game<V> {
+    /// A game from the variant's start position.
+    pub fn new() -> Game<V> {
+        Game::default()
+    }
+
+    /// A game starting from `pos`.
+    pub fn from_position(pos: Position<V>) -> Game<V> {
+        let mut game = Game {
+            start: pos.clone(),
+            pos,
+            history: Vec::new(),
+            actions: Vec::new(),
+            legal: Vec::new(),
+            outcome: None,
+        };
+        game.refresh();
+        game
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position<V> {
+        &self.pos
+    }
+
+    /// The position the game started from.
+    pub fn start_position(&self) -> &Position<V> {
+        &self.start
+    }
+
+    /// The actions played so far.
+    pub fn actions(&self) -> &[Move] {
+        &self.actions
+    }
+
+    /// The result, once the game is over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// The legal actions now (none once the game is over).
+    pub fn legal(&self) -> &[Move] {
+        &self.legal
+    }
+
+    /// The legal actions as sorted text.
+    pub fn legal_texts(&self) -> Vec<String> {
+        let mut texts: Vec<String> = self.legal.iter().map(|m| move_text::<V>(*m)).collect();
+        texts.sort();
+        texts
+    }
+
+    fn refresh(&mut self) {
+        legal_moves(&self.pos, &mut self.legal);
+        self.outcome = self.judge();
+        if self.outcome.is_some() {
+            self.legal.clear();
+        }
+    }
+
+    fn judge(&self) -> Option<Outcome> {
+        if let Some(o) = V::variant_outcome(&self.pos) {
+            return Some(o);
+        }
+        let turn = self.pos.turn();
+        if self.legal.is_empty() {
+            return Some(if self.pos.is_check() {
+                Outcome::checkmate(!turn)
+            } else {
+                Outcome::draw(EndReason::Stalemate)
+            });
+        }
+        if V::insufficient_material(&self.pos) {
+            return Some(Outcome::draw(EndReason::InsufficientMaterial));
+        }
+        let key = self.pos.hash();
+        if self.history.iter().filter(|h| **h == key).count() >= 2 {
+            return Some(Outcome::draw(EndReason::Repetition));
+        }
+        if self.pos.halfmoves() >= 100 {
+            return Some(Outcome::draw(EndReason::NoProgress));
+        }
+        None
+    }
+
+    /// Plays a legal action.
+    ///
+    /// # Errors
+    /// [`ActionError::GameOver`] after the end, [`ActionError::Illegal`] for an action not in
+    /// [`Game::legal`]; the game is unchanged.
+    pub fn play(&mut self, m: Move) -> Result<(), ActionError> {
+        if let Some(o) = self.outcome {
+            return Err(ActionError::GameOver(format!("the game is over ({})", o.reason)));
+        }
+        if !self.legal.contains(&m) {
+            return Err(ActionError::Illegal(format!("{} is not legal here", move_text::<V>(m))));
+        }
+        self.history.push(self.pos.hash());
+        self.pos.play_unchecked(m);
+        self.actions.push(m);
+        self.refresh();
+        Ok(())
+    }
+
+    /// Parses an action in the notation and plays it.
+    ///
+    /// # Errors
+    /// An [`ActionError`] that says why the text is malformed or the action illegal; the game
+    /// is unchanged.
+    pub fn play_text(&mut self, text: &str) -> Result<Move, ActionError> {
+        let m = self.parse(text)?;
+        self.play(m)?;
+        Ok(m)
+    }
+
+    /// Finds the legal action written as `text`.
+    ///
+    /// # Errors
+    /// An [`ActionError`] that says why it is not a legal action here.
+    pub fn parse(&self, text: &str) -> Result<Move, ActionError> {
+        let syntax = ActionText::parse(text)?;
+        if let Some(o) = self.outcome {
+            return Err(ActionError::GameOver(format!("the game is over ({}); no action is legal", o.reason)));
+        }
+        if let Some(m) = self.legal.iter().find(|m| move_text::<V>(**m) == text) {
+            return Ok(*m);
+        }
+        Err(explain(&self.pos, &self.legal, text, &syntax))
+    }
+}
+
+fn square_of<V: Variant>(text: &str) -> Result<crate::square::Square, ActionError> {
+    V::Geo::parse_square(text).ok_or_else(|| {
+        ActionError::Malformed(format!(
+            "{text} is not a square of the {}x{} board of {}",
+            V::Geo::FILES,
+            V::Geo::RANKS,
+            V::NAME
+        ))
+    })
+}
+
+fn role_name<V: Variant>(r: Role) -> String {
+    V::PIECES.get(r.idx()).map_or("piece", |d| d.kind.name()).to_lowercase()
+}
+
+/// Says why a well-formed action is not legal in `pos`.
+fn explain<V: Variant>(pos: &Position<V>, legal: &[Move], text: &str, syntax: &ActionText) -> ActionError {
+    let illegal = |why: String| ActionError::Illegal(format!("{text} is not legal: {why}"));
+    let turn = pos.turn();
+    match syntax {
+        ActionText::Move { from, to, promotion, landing } => {
+            let from = match square_of::<V>(from) {
+                Ok(s) => s,
+                Err(e) => return e,
+            };
+            let to = match square_of::<V>(to) {
+                Ok(s) => s,
+                Err(e) => return e,
+            };
+            if landing.is_some() {
+                return illegal(format!("a landing square is written only when {} offers a choice", V::NAME));
+            }
+            let Some(piece) = pos.board().piece_at(from) else {
+                return illegal(format!("there is no piece on {}", V::Geo::name(from)));
+            };
+            if piece.color != turn {
+                return illegal(format!(
+                    "the {} on {} is {}'s and it is {}'s turn",
+                    role_name::<V>(piece.role),
+                    V::Geo::name(from),
+                    piece.color.name(),
+                    turn.name()
+                ));
+            }
+            let same: Vec<&Move> = legal.iter().filter(|m| m.is_board_move() && m.from == from && m.to == to).collect();
+            if !same.is_empty() {
+                let options: Vec<String> = same.iter().map(|m| move_text::<V>(**m)).collect();
+                return match promotion {
+                    Some(p) => illegal(format!("'{p}' is not a choice for this move (legal: {})", options.join(", "))),
+                    None => illegal(format!("this move needs a promotion letter: {}", options.join(", "))),
+                };
+            }
+            let mut pseudo = Vec::new();
+            pseudo_legal_moves(pos, &mut pseudo);
+            if pseudo.iter().any(|m| m.is_board_move() && m.from == from && m.to == to) {
+                return illegal(if pos.is_check() {
+                    format!("{} is in check and this move does not end the check", turn.name())
+                } else {
+                    format!("it would leave the {} king in check", turn.name())
+                });
+            }
+            illegal(format!(
+                "the {} on {} cannot move to {}",
+                role_name::<V>(piece.role),
+                V::Geo::name(from),
+                V::Geo::name(to)
+            ))
+        }
+        ActionText::Place { letter, to } => {
+            let to = match square_of::<V>(to) {
+                Ok(s) => s,
+                Err(e) => return e,
+            };
+            if !V::PIECES.iter().any(|d| d.letter == *letter) {
+                return illegal(format!("'{letter}' is not a piece of {} (pieces: {})", V::NAME, letters::<V>()));
+            }
+            if !legal.iter().any(|m| m.kind == MoveKind::Place) && !V::has_placements() {
+                return illegal(format!("{} has no placements", V::NAME));
+            }
+            if pos.board().piece_at(to).is_some() {
+                return illegal(format!("{} is occupied", V::Geo::name(to)));
+            }
+            illegal(V::explain_placement(pos, *letter, to))
+        }
+        ActionText::Promote { square, letter } => {
+            let sq = match square_of::<V>(square) {
+                Ok(s) => s,
+                Err(e) => return e,
+            };
+            if !V::PIECES.iter().any(|d| d.letter == *letter) {
+                return illegal(format!("'{letter}' is not a piece of {} (pieces: {})", V::NAME, letters::<V>()));
+            }
+            match pos.board().piece_at(sq) {
+                None => illegal(format!("there is no piece on {}", V::Geo::name(sq))),
+                Some(p) if p.color != turn => {
+                    illegal(format!("the piece on {} is {}'s", V::Geo::name(sq), p.color.name()))
+                }
+                Some(p) => illegal(V::explain_promotion(pos, p.role, *letter, sq)),
+            }
+        }
+        ActionText::Equip { item, .. } => illegal(format!("{} has no items ('{item}')", V::NAME)),
+    }
+}

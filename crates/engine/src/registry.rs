@@ -1,0 +1,271 @@
+//! The registry of variants and the variant-independent game interface used by the CLI and
+//! the service.
+
+use core::fmt;
+
+use crate::action::ActionError;
+use crate::game::{Game, move_text};
+use crate::geometry::Geometry;
+use crate::movegen::{legal_moves, perft};
+use crate::outcome::Status;
+use crate::pieces::PieceDef;
+use crate::position::{Position, PositionError};
+use crate::square::Color;
+use crate::state::VariantState;
+use crate::variant::Variant;
+use crate::variants::standard::Standard;
+
+/// A piece as shown on a board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct PlacedPiece {
+    /// Square name.
+    pub square: String,
+    /// `white` or `black`.
+    pub color: &'static str,
+    /// The variant's upper-case letter.
+    pub piece: char,
+    /// Platform-wide identity (`knight`, `goldrook`, ...), for images.
+    pub kind: &'static str,
+}
+
+/// Everything a client needs to show a game and offer its actions.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Snapshot {
+    /// Variant id.
+    pub variant: &'static str,
+    /// Position text.
+    pub fen: String,
+    /// Side to move: `white` or `black`.
+    pub side: &'static str,
+    /// `ongoing`, `checkmate`, `stalemate`, `draw` or `variant_end`.
+    pub status: &'static str,
+    /// `white`, `black`, or null.
+    pub winner: Option<&'static str>,
+    /// The rule that ended the game, or null.
+    pub reason: Option<&'static str>,
+    /// Every legal action, sorted.
+    pub legal: Vec<String>,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// The square of the side to move's king when in check.
+    pub check_square: Option<String>,
+    /// Actions played since the start position.
+    pub actions: Vec<String>,
+    /// Pieces on the board.
+    pub pieces: Vec<PlacedPiece>,
+    /// The variant's own state (gold, shop, ...).
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub state: VariantState,
+}
+
+/// A game of any variant.
+pub trait AnyGame: Send + Sync + fmt::Debug {
+    /// The variant.
+    fn info(&self) -> &'static VariantInfo;
+    /// The current position text.
+    fn fen(&self) -> String;
+    /// The side to move.
+    fn turn(&self) -> Color;
+    /// The legal actions, sorted (none once the game is over).
+    fn legal_actions(&self) -> Vec<String>;
+    /// Plays an action given as text; returns it as the notation writes it.
+    ///
+    /// # Errors
+    /// An [`ActionError`] saying why; the game is unchanged.
+    fn play(&mut self, action: &str) -> Result<String, ActionError>;
+    /// The actions played so far.
+    fn actions(&self) -> Vec<String>;
+    /// Leaf count of the legal-action tree from the current position.
+    fn perft(&self, depth: u32) -> u64;
+    /// Perft split by first action, sorted by action text.
+    fn divide(&self, depth: u32) -> Vec<(String, u64)>;
+    /// Everything a client needs to show the game.
+    fn snapshot(&self) -> Snapshot;
+    /// A copy of the game.
+    fn boxed_clone(&self) -> Box<dyn AnyGame>;
+}
+
+impl Clone for Box<dyn AnyGame> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
+}
+
+impl<V: Variant> AnyGame for Game<V> {
+    fn info(&self) -> &'static VariantInfo {
+        info_of::<V>()
+    }
+
+    fn fen(&self) -> String {
+        self.position().fen()
+    }
+
+    fn turn(&self) -> Color {
+        self.position().turn()
+    }
+
+    fn legal_actions(&self) -> Vec<String> {
+        self.legal_texts()
+    }
+
+    fn play(&mut self, action: &str) -> Result<String, ActionError> {
+        self.play_text(action).map(move_text::<V>)
+    }
+
+    fn actions(&self) -> Vec<String> {
+        Game::actions(self).iter().map(|m| move_text::<V>(*m)).collect()
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        if self.outcome().is_some() && depth > 0 {
+            return 0;
+        }
+        perft(self.position(), depth)
+    }
+
+    fn divide(&self, depth: u32) -> Vec<(String, u64)> {
+        if self.outcome().is_some() || depth == 0 {
+            return Vec::new();
+        }
+        let mut list = Vec::new();
+        legal_moves(self.position(), &mut list);
+        let mut out: Vec<(String, u64)> = list
+            .iter()
+            .map(|m| {
+                let mut next = self.position().clone();
+                next.play_unchecked(*m);
+                (move_text::<V>(*m), perft(&next, depth - 1))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let pos = self.position();
+        let outcome = self.outcome();
+        let check = pos.is_check();
+        Snapshot {
+            variant: V::ID,
+            fen: pos.fen(),
+            side: pos.turn().name(),
+            status: outcome.map_or(Status::Ongoing, |o| o.status).as_str(),
+            winner: outcome.and_then(|o| o.winner).map(Color::name),
+            reason: outcome.map(|o| o.reason.as_str()),
+            legal: self.legal_texts(),
+            check,
+            check_square: if check { pos.king(pos.turn()).map(|k| V::Geo::name(k).to_string()) } else { None },
+            actions: AnyGame::actions(self),
+            pieces: pos
+                .board()
+                .iter()
+                .map(|(sq, p)| {
+                    let def = &V::PIECES[p.role.idx()];
+                    PlacedPiece {
+                        square: V::Geo::name(sq).to_string(),
+                        color: p.color.name(),
+                        piece: def.letter,
+                        kind: def.kind.slug(),
+                    }
+                })
+                .collect(),
+            state: V::state(pos),
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn AnyGame> {
+        Box::new(self.clone())
+    }
+}
+
+/// A registered variant: its description and constructors.
+pub struct VariantInfo {
+    /// Identifier (`standard`, `gold`, ...).
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// One-paragraph description.
+    pub summary: &'static str,
+    /// Number of files.
+    pub files: u32,
+    /// Number of ranks.
+    pub ranks: u32,
+    /// Whether the variant has gold and a shop.
+    pub economy: bool,
+    /// Whether games carry a seed (random events).
+    pub seeded: bool,
+    /// The piece table.
+    pub pieces: &'static [PieceDef],
+    /// The start position's text.
+    pub start_fen: &'static str,
+    new_game: fn() -> Box<dyn AnyGame>,
+    from_fen: fn(&str) -> Result<Box<dyn AnyGame>, PositionError>,
+}
+
+impl fmt::Debug for VariantInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VariantInfo").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+impl VariantInfo {
+    /// A new game from the start position.
+    pub fn new_game(&self) -> Box<dyn AnyGame> {
+        (self.new_game)()
+    }
+
+    /// A game from a position text.
+    ///
+    /// # Errors
+    /// A [`PositionError`] naming what is wrong with the text.
+    pub fn game_from_fen(&self, fen: &str) -> Result<Box<dyn AnyGame>, PositionError> {
+        (self.from_fen)(fen)
+    }
+}
+
+fn new_game_of<V: Variant>() -> Box<dyn AnyGame> {
+    Box::new(Game::<V>::new())
+}
+
+fn from_fen_of<V: Variant>(fen: &str) -> Result<Box<dyn AnyGame>, PositionError> {
+    Ok(Box::new(Game::<V>::from_position(Position::<V>::from_fen(fen)?)))
+}
+
+const fn make_info<V: Variant>() -> VariantInfo {
+    VariantInfo {
+        id: V::ID,
+        name: V::NAME,
+        summary: V::SUMMARY,
+        files: V::Geo::FILES,
+        ranks: V::Geo::RANKS,
+        economy: V::ECONOMY,
+        seeded: V::SEEDED,
+        pieces: V::PIECES,
+        start_fen: V::START_FEN,
+        new_game: new_game_of::<V>,
+        from_fen: from_fen_of::<V>,
+    }
+}
+
+static VARIANTS: [VariantInfo; 1] = [make_info::<Standard>()];
+
+fn info_of<V: Variant>() -> &'static VariantInfo {
+    VARIANTS.iter().find(|v| v.id == V::ID).unwrap_or(&VARIANTS[0])
+}
+
+/// Every registered variant, in the order the site lists them.
+pub fn variants() -> &'static [VariantInfo] {
+    &VARIANTS
+}
+
+/// The variant with this id.
+pub fn variant(id: &str) -> Option<&'static VariantInfo> {
+    VARIANTS.iter().find(|v| v.id == id)
+}
+
+/// The ids of every variant, for error messages.
+pub fn variant_ids() -> Vec<&'static str> {
+    VARIANTS.iter().map(|v| v.id).collect()
+}

@@ -1,0 +1,5 @@
+//! The `chessgold` command: see `chessgold --help`.
+
+fn main() -> std::process::ExitCode {
+    chessgold::cli::run()
+}

@@ -29,12 +29,34 @@ pub struct PlacedPiece {
     pub kind: &'static str,
 }
 
+/// A role of the variant's piece table, for piece choosers and the shop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RoleView {
+    /// The variant's upper-case letter.
+    pub letter: char,
+    /// Platform-wide identity (`knight`, `goldrook`, ...), for images.
+    pub kind: &'static str,
+    /// Display name.
+    pub name: &'static str,
+}
+
 /// Everything a client needs to show a game and offer its actions.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Snapshot {
     /// Variant id.
     pub variant: &'static str,
+    /// Variant display name.
+    pub name: &'static str,
+    /// Number of files of the board.
+    pub files: u32,
+    /// Number of ranks of the board.
+    pub ranks: u32,
+    /// Whether the variant has gold and a shop.
+    pub economy: bool,
+    /// The variant's pieces.
+    pub roles: Vec<RoleView>,
     /// Position text.
     pub fen: String,
     /// Side to move: `white` or `black`.
@@ -149,6 +171,14 @@ impl<V: Variant> AnyGame for Game<V> {
         let check = pos.is_check();
         Snapshot {
             variant: V::ID,
+            name: V::NAME,
+            files: V::Geo::FILES,
+            ranks: V::Geo::RANKS,
+            economy: V::ECONOMY,
+            roles: V::PIECES
+                .iter()
+                .map(|d| RoleView { letter: d.letter, kind: d.kind.slug(), name: d.kind.name() })
+                .collect(),
             fen: pos.fen(),
             side: pos.turn().name(),
             status: outcome.map_or(Status::Ongoing, |o| o.status).as_str(),

@@ -218,7 +218,7 @@ fn explain<V: Variant>(pos: &Position<V>, legal: &[Move], text: &str, syntax: &A
             }
             let same: Vec<&Move> = legal.iter().filter(|m| m.is_board_move() && m.from == from && m.to == to).collect();
             if !same.is_empty() {
-                let options: Vec<String> = same.iter().map(|m| move_text::<V>(**m)).collect();
+                let options: Vec<String> = same.iter().rev().map(|m| move_text::<V>(**m)).collect();
                 return match promotion {
                     Some(p) => illegal(format!("'{p}' is not a choice for this move (legal: {})", options.join(", "))),
                     None => illegal(format!("this move needs a promotion letter: {}", options.join(", "))),

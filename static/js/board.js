@@ -1,0 +1,534 @@
+// The board component: draws a position of any size and turns mouse, touch and pen input into
+// action strings. It never judges legality: it only offers what the server's legal list contains.
+//
+//   const board = new Board(element, { onAction: (text) => ... });
+//   board.set({ files, ranks, pieces, legal, roles, side, lastAction, checkSquare, interactive });
+//   board.beginPlacement("N");          // the shop: light the squares where N@.. is legal
+//   board.flip();
+
+import { LegalIndex, fileOf, rankOf, squareName, highlightSquares } from "./notation.js";
+import { kindOf, nameOf, pieceElement, pieceUrl, roleTable } from "./pieces.js";
+
+const DRAG_THRESHOLD = 4;
+
+export class Board {
+  /**
+   * @param {HTMLElement} el the element to draw into (it is emptied)
+   * @param {{onAction: (text: string) => void, onSelect?: (square: string|null) => void}} options
+   */
+  constructor(el, { onAction, onSelect = () => {} }) {
+    this.el = el;
+    this.onAction = onAction;
+    this.onSelect = onSelect;
+    this.orientation = "white";
+    this.state = null;
+    this.legal = new LegalIndex([]);
+    this.roles = new Map();
+    this.selected = null;
+    this.placing = null; // piece letter being placed
+    this.chooser = null; // {el, modal}
+    this.drag = null;
+    this.pieceEls = new Map(); // square -> element
+    this.decorators = [];
+    this.layoutKey = "";
+
+    el.classList.add("cg-board");
+    el.replaceChildren();
+    this.squaresEl = div("cg-squares");
+    this.piecesEl = div("cg-pieces");
+    this.overlayEl = div("cg-overlay");
+    el.append(this.squaresEl, this.piecesEl, this.overlayEl);
+
+    el.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    el.addEventListener("pointermove", (e) => this.pointerMove(e));
+    el.addEventListener("pointerup", (e) => this.pointerUp(e));
+    el.addEventListener("pointercancel", () => this.cancelDrag());
+    el.addEventListener("contextmenu", (e) => {
+      if (this.drag || this.selected || this.placing) {
+        e.preventDefault();
+        this.cancel();
+      }
+    });
+  }
+
+  /**
+   * Adds a function called for every piece element after it is drawn, so variant extras can
+   * decorate pieces (HP bars, items, ...): `fn(element, piece, state)`.
+   */
+  addDecorator(fn) {
+    this.decorators.push(fn);
+  }
+
+  /**
+   * Shows a state.
+   * @param {object} s
+   * @param {number} s.files
+   * @param {number} s.ranks
+   * @param {Array<{square: string, color: string, piece: string, kind: string}>} s.pieces
+   * @param {string[]} s.legal
+   * @param {Array<{letter: string, kind: string, name: string}>} s.roles
+   * @param {string} s.side side to move
+   * @param {string|null} s.lastAction
+   * @param {string|null} s.checkSquare
+   * @param {boolean} s.interactive whether the side to move may act here
+   */
+  set(s) {
+    const previous = this.state;
+    this.state = s;
+    this.legal = new LegalIndex(s.interactive ? s.legal : []);
+    this.roles = roleTable(s.roles);
+    this.closeChooser();
+    this.selected = null;
+    if (this.placing && !this.legal.drops.has(this.placing)) this.placing = null;
+    this.cancelDrag();
+    this.layout();
+    this.drawPieces(previous);
+    this.drawMarks();
+  }
+
+  /** Turns the board round. */
+  flip() {
+    this.setOrientation(this.orientation === "white" ? "black" : "white");
+  }
+
+  /** Puts `color` at the bottom. */
+  setOrientation(color) {
+    if (color === this.orientation) return;
+    this.orientation = color;
+    this.el.classList.add("no-anim");
+    this.layout();
+    this.drawPieces(null);
+    this.drawMarks();
+    requestAnimationFrame(() => this.el.classList.remove("no-anim"));
+  }
+
+  /** Drops any selection, placement or open chooser. */
+  cancel() {
+    this.closeChooser();
+    this.cancelDrag();
+    this.selected = null;
+    this.placing = null;
+    this.drawMarks();
+    this.onSelect(null);
+  }
+
+  /** Starts placing a piece from the shop: lights its legal squares; a click on one plays it. */
+  beginPlacement(letter) {
+    this.closeChooser();
+    this.selected = null;
+    this.placing = this.legal.drops.has(letter) ? letter : null;
+    this.drawMarks();
+    return this.placing !== null;
+  }
+
+  /**
+   * Drags a piece from outside the board (the shop) with the pointer of `event`; dropping it on a
+   * lit square plays the placement. A click without movement leaves the placement mode on.
+   */
+  dragPlacement(letter, event) {
+    if (!this.beginPlacement(letter)) return;
+    const ghost = pieceElement(kindOf(this.roles, letter), this.state.side, "piece ghost dragging");
+    this.startDrag({ kind: "drop", letter, ghost, pointerId: event.pointerId, x: event.clientX, y: event.clientY, external: true });
+    const move = (e) => this.pointerMove(e);
+    const up = (e) => {
+      document.removeEventListener("pointermove", move);
+      document.removeEventListener("pointerup", up);
+      this.pointerUp(e);
+    };
+    document.addEventListener("pointermove", move);
+    document.addEventListener("pointerup", up);
+  }
+
+  // ---------------------------------------------------------------- geometry
+
+  get files() {
+    return this.state?.files ?? 8;
+  }
+
+  get ranks() {
+    return this.state?.ranks ?? 8;
+  }
+
+  /** Display column and row (0 = left/top) of a square. */
+  cell(square) {
+    const f = fileOf(square);
+    const r = rankOf(square);
+    return this.orientation === "white" ? [f, this.ranks - 1 - r] : [this.files - 1 - f, r];
+  }
+
+  /** The square under a viewport point, or null off the board. */
+  squareAt(x, y) {
+    const box = this.el.getBoundingClientRect();
+    const col = Math.floor(((x - box.left) / box.width) * this.files);
+    const row = Math.floor(((y - box.top) / box.height) * this.ranks);
+    if (col < 0 || row < 0 || col >= this.files || row >= this.ranks) return null;
+    return this.orientation === "white"
+      ? squareName(col, this.ranks - 1 - row)
+      : squareName(this.files - 1 - col, row);
+  }
+
+  place(el, square) {
+    const [c, r] = this.cell(square);
+    el.style.transform = `translate(${c * 100}%, ${r * 100}%)`;
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  layout() {
+    const key = `${this.files}x${this.ranks}:${this.orientation}`;
+    if (key === this.layoutKey) return;
+    this.layoutKey = key;
+    this.el.style.setProperty("--files", this.files);
+    this.el.style.setProperty("--ranks", this.ranks);
+    this.el.dataset.orientation = this.orientation;
+    const cells = [];
+    for (let row = 0; row < this.ranks; row++) {
+      for (let col = 0; col < this.files; col++) {
+        const file = this.orientation === "white" ? col : this.files - 1 - col;
+        const rank = this.orientation === "white" ? this.ranks - 1 - row : row;
+        const sq = div(`sq ${(file + rank) % 2 === 0 ? "dark" : "light"}`);
+        sq.dataset.square = squareName(file, rank);
+        if (row === this.ranks - 1) sq.append(span("coord file", String.fromCharCode(97 + file)));
+        if (col === 0) sq.append(span("coord rank", String(rank + 1)));
+        cells.push(sq);
+      }
+    }
+    this.squaresEl.replaceChildren(...cells);
+    this.squareEls = new Map(cells.map((c) => [c.dataset.square, c]));
+  }
+
+  drawPieces(previous) {
+    const pieces = this.state?.pieces ?? [];
+    const old = new Map(this.pieceEls);
+    const next = new Map();
+    const unmatched = [];
+    for (const p of pieces) {
+      const el = old.get(p.square);
+      if (el && el.dataset.color === p.color && el.dataset.kind === p.kind) {
+        old.delete(p.square);
+        next.set(p.square, el);
+      } else {
+        unmatched.push(p);
+      }
+    }
+    // Pieces that moved: reuse their element so they glide to the new square.
+    const last = previous ? moveOf(this.state.lastAction) : null;
+    for (const p of unmatched) {
+      let el = null;
+      let from = null;
+      if (last && last.to === p.square && old.get(last.from)?.dataset.color === p.color) {
+        from = last.from;
+      } else {
+        from = nearest(old, p);
+      }
+      if (from) {
+        el = old.get(from);
+        old.delete(from);
+        if (el.dataset.kind !== p.kind) {
+          el.dataset.kind = p.kind;
+          el.style.backgroundImage = `url("${pieceUrl(p.kind, p.color)}")`;
+        }
+      } else {
+        el = pieceElement(p.kind, p.color);
+        if (previous) el.classList.add("appear");
+        this.piecesEl.append(el);
+      }
+      next.set(p.square, el);
+    }
+    for (const el of old.values()) el.remove();
+    for (const p of pieces) {
+      const el = next.get(p.square);
+      el.dataset.square = p.square;
+      el.dataset.piece = p.piece;
+      el.title = `${p.color} ${nameOf(this.roles, p.piece).toLowerCase()} on ${p.square}`;
+      el.classList.toggle("waiting", (this.state.waiting ?? []).includes(p.square));
+      el.classList.remove("dragging");
+      this.place(el, p.square);
+      for (const fn of this.decorators) fn(el, p, this.state);
+    }
+    this.pieceEls = next;
+  }
+
+  drawMarks() {
+    if (!this.squareEls) return;
+    const last = new Set(highlightSquares(this.state?.lastAction));
+    const dests = new Set(this.selected ? this.legal.destinations(this.selected) : []);
+    const drops = new Set(this.placing ? this.legal.drops.get(this.placing) ?? [] : []);
+    const movable = this.legal;
+    for (const [sq, el] of this.squareEls) {
+      const occupied = this.pieceEls.has(sq);
+      el.classList.toggle("last", last.has(sq));
+      el.classList.toggle("check", sq === this.state?.checkSquare);
+      el.classList.toggle("selected", sq === this.selected);
+      el.classList.toggle("dest", dests.has(sq) || drops.has(sq));
+      el.classList.toggle("drop", drops.has(sq));
+      el.classList.toggle("occupied", occupied);
+      el.classList.toggle("movable", movable.canAct(sq));
+    }
+    this.el.classList.toggle("placing", this.placing !== null);
+    const placing = this.placing ?? "";
+    if (this.el.dataset.placing !== placing) {
+      this.el.dataset.placing = placing;
+      this.el.dispatchEvent(new CustomEvent("placing", { detail: this.placing }));
+    }
+  }
+
+  // ---------------------------------------------------------------- input
+
+  pointerDown(e) {
+    if (e.button !== 0 && e.pointerType === "mouse") return;
+    if (e.target.closest(".cg-chooser")) return;
+    const sq = this.squareAt(e.clientX, e.clientY);
+    if (this.chooser) {
+      const modal = this.chooser.modal;
+      this.closeChooser();
+      if (modal) {
+        this.cancel();
+        return;
+      }
+    }
+    if (!sq) return;
+    e.preventDefault();
+
+    if (this.placing) {
+      if (this.legal.drops.get(this.placing)?.includes(sq)) {
+        const text = `${this.placing}@${sq}`;
+        this.placing = null;
+        this.drawMarks();
+        this.onAction(text);
+        return;
+      }
+      this.placing = null;
+      this.drawMarks();
+    }
+
+    if (this.selected && this.selected !== sq && this.legal.destinations(this.selected).includes(sq)) {
+      this.completeMove(this.selected, sq);
+      return;
+    }
+
+    if (this.legal.canAct(sq)) {
+      const wasSelected = this.selected === sq;
+      this.select(sq);
+      const el = this.pieceEls.get(sq);
+      if (el && this.legal.moves.has(sq)) {
+        this.startDrag({ kind: "move", from: sq, ghost: el, pointerId: e.pointerId, x: e.clientX, y: e.clientY, wasSelected });
+      } else if (wasSelected) {
+        this.cancel();
+      }
+      return;
+    }
+    this.cancel();
+  }
+
+  startDrag(drag) {
+    this.drag = { ...drag, started: false };
+    try {
+      if (!drag.external) this.el.setPointerCapture(drag.pointerId);
+    } catch {
+      // Synthetic pointers may not be capturable; dragging still works inside the board.
+    }
+  }
+
+  pointerMove(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.pointerId) return;
+    if (!d.started) {
+      if (Math.hypot(e.clientX - d.x, e.clientY - d.y) < DRAG_THRESHOLD) return;
+      d.started = true;
+      d.ghost.classList.add("dragging");
+      if (d.external) this.el.append(d.ghost);
+    }
+    const box = this.el.getBoundingClientRect();
+    const w = box.width / this.files;
+    const h = box.height / this.ranks;
+    d.ghost.style.width = `${w}px`;
+    d.ghost.style.height = `${h}px`;
+    d.ghost.style.transform = `translate(${e.clientX - box.left - w / 2}px, ${e.clientY - box.top - h / 2}px)`;
+    const over = this.squareAt(e.clientX, e.clientY);
+    if (over !== d.over) {
+      if (d.over) this.squareEls.get(d.over)?.classList.remove("hover");
+      d.over = over;
+      if (over) this.squareEls.get(over)?.classList.add("hover");
+    }
+  }
+
+  pointerUp(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.pointerId) return;
+    this.drag = null;
+    if (d.over) this.squareEls.get(d.over)?.classList.remove("hover");
+    const sq = this.squareAt(e.clientX, e.clientY);
+    if (!d.started) {
+      // A click: a second click on the selected piece puts it down again.
+      if (d.kind === "move" && d.wasSelected && sq === d.from) this.cancel();
+      return;
+    }
+    if (d.kind === "drop") {
+      d.ghost.remove();
+      if (sq && this.legal.drops.get(d.letter)?.includes(sq)) {
+        this.placing = null;
+        this.drawMarks();
+        this.onAction(`${d.letter}@${sq}`);
+      } else {
+        this.cancel();
+      }
+      return;
+    }
+    d.ghost.classList.remove("dragging");
+    d.ghost.style.width = "";
+    d.ghost.style.height = "";
+    if (sq && sq !== d.from && this.legal.destinations(d.from).includes(sq)) {
+      this.el.classList.add("no-anim");
+      this.place(d.ghost, sq);
+      requestAnimationFrame(() => this.el.classList.remove("no-anim"));
+      this.completeMove(d.from, sq);
+    } else {
+      this.el.classList.add("no-anim");
+      this.place(d.ghost, d.from);
+      requestAnimationFrame(() => this.el.classList.remove("no-anim"));
+      if (sq !== d.from) this.cancel();
+    }
+  }
+
+  cancelDrag() {
+    const d = this.drag;
+    if (!d) return;
+    this.drag = null;
+    if (d.over) this.squareEls?.get(d.over)?.classList.remove("hover");
+    if (d.kind === "drop") d.ghost.remove();
+    else {
+      d.ghost.classList.remove("dragging");
+      d.ghost.style.width = "";
+      d.ghost.style.height = "";
+      this.place(d.ghost, d.from);
+    }
+  }
+
+  select(sq) {
+    this.selected = sq;
+    this.drawMarks();
+    this.onSelect(sq);
+    const promotions = this.legal.promotions.get(sq);
+    if (promotions) {
+      this.openChooser(
+        sq,
+        promotions.map((p) => ({ text: p.text, kind: kindOf(this.roles, p.letter), label: nameOf(this.roles, p.letter) })),
+        false,
+      );
+    }
+  }
+
+  /** Plays the move from `from` to `to`, asking first when there is a choice (promotion, landing). */
+  completeMove(from, to) {
+    const options = this.legal.movesBetween(from, to);
+    if (options.length === 0) return;
+    const landings = options.filter((o) => o.landing);
+    if (landings.length > 1) {
+      this.openChooser(
+        to,
+        landings.map((o) => ({ text: o.text, kind: null, label: `land on ${o.landing}`, caption: o.landing })),
+        true,
+      );
+      return;
+    }
+    const promos = options.filter((o) => o.promo);
+    if (promos.length === 0) {
+      this.selected = null;
+      this.drawMarks();
+      this.onAction(options[0].text);
+      return;
+    }
+    const choices = promos.map((o) => ({
+      text: o.text,
+      kind: kindOf(this.roles, o.promo),
+      label: `promote to ${nameOf(this.roles, o.promo).toLowerCase()}`,
+    }));
+    const stay = options.find((o) => !o.promo && !o.landing);
+    if (stay) {
+      choices.push({ text: stay.text, kind: this.pieceEls.get(from)?.dataset.kind ?? "pawn", label: "stay and wait: promote later", caption: "wait", stay: true });
+    }
+    this.openChooser(to, choices, true);
+  }
+
+  /**
+   * Opens a column of choices on `square`'s file, running from the square toward the middle.
+   * @param {string} square
+   * @param {Array<{text: string, kind: string|null, label: string, caption?: string, stay?: boolean}>} choices
+   * @param {boolean} modal a click elsewhere cancels (for a move); otherwise it just closes
+   */
+  openChooser(square, choices, modal) {
+    this.closeChooser();
+    const el = div("cg-chooser");
+    el.classList.toggle("modal", modal);
+    const [col, row] = this.cell(square);
+    const down = row < this.ranks / 2;
+    const color = this.state.side;
+    choices.forEach((choice, i) => {
+      const r = down ? row + i : row - i;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "choice";
+      if (choice.stay) button.classList.add("stay");
+      button.dataset.action = choice.text;
+      button.title = choice.label;
+      button.setAttribute("aria-label", choice.label);
+      button.style.left = `${(col * 100) / this.files}%`;
+      button.style.top = `${(((r % this.ranks) + this.ranks) % this.ranks * 100) / this.ranks}%`;
+      button.style.width = `${100 / this.files}%`;
+      button.style.height = `${100 / this.ranks}%`;
+      if (choice.kind) button.append(pieceElement(choice.kind, color, "choice-piece"));
+      if (choice.caption) button.append(span("caption", choice.caption));
+      button.addEventListener("click", (e) => {
+        e.stopPropagation();
+        this.closeChooser();
+        this.selected = null;
+        this.drawMarks();
+        this.onAction(choice.text);
+      });
+      el.append(button);
+    });
+    this.overlayEl.append(el);
+    this.chooser = { el, modal };
+    el.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  closeChooser() {
+    if (!this.chooser) return;
+    this.chooser.el.remove();
+    this.chooser = null;
+  }
+}
+
+function moveOf(text) {
+  const m = /^([a-z][1-9][0-9]?)([a-z][1-9][0-9]?)/.exec(text ?? "");
+  return m ? { from: m[1], to: m[2] } : null;
+}
+
+/** The nearest old element of the same colour and kind (castling rooks, undo), if any. */
+function nearest(old, piece) {
+  let best = null;
+  let bestDistance = Infinity;
+  for (const [sq, el] of old) {
+    if (el.dataset.color !== piece.color || el.dataset.kind !== piece.kind) continue;
+    const d = Math.abs(fileOf(sq) - fileOf(piece.square)) + Math.abs(rankOf(sq) - rankOf(piece.square));
+    if (d < bestDistance && d <= 3) {
+      best = sq;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function div(className) {
+  const el = document.createElement("div");
+  el.className = className;
+  return el;
+}
+
+function span(className, text) {
+  const el = document.createElement("span");
+  el.className = className;
+  el.textContent = text;
+  return el;
+}

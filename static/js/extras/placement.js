@@ -1,0 +1,91 @@
+// The shop: pieces the side to move may place, with their prices. Click a piece then a lit
+// square, or drag it onto one. Without a `shop` in the state (free placements, musters) the same
+// panel lists the letters the legal actions allow, without prices.
+
+import { formatGold } from "../format.js";
+import { kindOf, nameOf, pieceElement, roleTable } from "../pieces.js";
+import { LegalIndex } from "../notation.js";
+
+export const placement = {
+  id: "placement",
+  applies: (state) => Array.isArray(state.shop) || state.legal.some((a) => /^[A-Z]@/.test(a)),
+  create() {
+    let ctx = null;
+    let section = null;
+    let list = null;
+    let note = null;
+    let title = null;
+    let armed = null; // the letter that was active when the pointer went down
+    return {
+      id: "placement",
+      mount(c) {
+        ctx = c;
+        section = document.createElement("section");
+        section.className = "cg-shop";
+        section.innerHTML = `<h2 class="cg-shop-title"></h2><div class="cg-shop-items" role="toolbar"></div><p class="cg-shop-note"></p>`;
+        title = section.querySelector(".cg-shop-title");
+        list = section.querySelector(".cg-shop-items");
+        note = section.querySelector(".cg-shop-note");
+        ctx.sideSlot("shop").append(section);
+        ctx.board.el.addEventListener("placing", (e) => {
+          for (const item of list.children) item.classList.toggle("active", item.dataset.piece === e.detail);
+        });
+      },
+      update(state) {
+        const roles = roleTable(state.roles);
+        const legal = new LegalIndex(state.interactive === false ? [] : state.legal);
+        const over = state.status !== "ongoing";
+        const priced = Array.isArray(state.shop);
+        const items = priced
+          ? state.shop
+          : [...legal.drops.keys()].map((piece) => ({ piece, cost: null, affordable: true }));
+        const side = state.side;
+        title.textContent = priced ? `Shop \u00b7 ${side === "white" ? "White" : "Black"} buys` : "Place a piece";
+        section.classList.toggle("over", over);
+        list.replaceChildren(
+          ...items.map((item) => {
+            const squares = legal.drops.get(item.piece) ?? [];
+            const button = document.createElement("button");
+            button.type = "button";
+            button.className = "shop-item";
+            button.dataset.piece = item.piece;
+            button.classList.toggle("unaffordable", !item.affordable);
+            button.classList.toggle("unavailable", squares.length === 0);
+            button.classList.toggle("active", ctx.board.placing === item.piece);
+            button.disabled = over || squares.length === 0;
+            const name = nameOf(roles, item.piece);
+            const price = item.cost === null ? "" : ` for ${formatGold(item.cost)} gold`;
+            button.title = squares.length ? `Place a ${name.toLowerCase()}${price}` : `${name}${price}: cannot be placed now`;
+            button.setAttribute("aria-label", button.title);
+            button.append(pieceElement(kindOf(roles, item.piece), side, "shop-piece"));
+            if (item.cost !== null) {
+              const cost = document.createElement("span");
+              cost.className = "cost";
+              cost.textContent = formatGold(item.cost);
+              button.append(cost);
+            }
+            button.addEventListener("pointerdown", (e) => {
+              if (button.disabled || (e.button !== 0 && e.pointerType === "mouse")) return;
+              e.preventDefault();
+              armed = ctx.board.placing;
+              ctx.board.dragPlacement(item.piece, e);
+            });
+            button.addEventListener("click", () => {
+              if (armed === item.piece && ctx.board.placing === item.piece && !ctx.board.drag) ctx.board.cancel();
+              armed = null;
+            });
+            return button;
+          }),
+        );
+        const banned = state.placed_last_turn?.[side];
+        note.textContent = over
+          ? ""
+          : banned
+            ? "You placed a piece last turn: no placement this turn."
+            : items.length
+              ? "Click a piece, then a lit square \u2014 or drag it onto the board."
+              : "";
+      },
+    };
+  },
+};

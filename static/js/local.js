@@ -1,0 +1,135 @@
+// Local pass-and-play: both sides play on this screen. The game is just the list of actions;
+// every state, with its legal actions, comes from the server's engine (`POST {api}`), so this
+// file never judges a rule. The action list is kept in the address (#e2e4,e7e5) so a reload or a
+// shared link shows the same game.
+//
+// Page contract: <div id="board-app" data-variant="gold" data-mode="local" data-api="/api/local">
+
+import { fetchLocalState } from "./api.js";
+import { sounds } from "./sound.js";
+import { GameView } from "./view.js";
+import { ICONS } from "./icons.js";
+
+const SOUND_ON = `${ICONS.soundOn}<span class="label">Sound</span>`;
+const SOUND_OFF = `${ICONS.soundOff}<span class="label">Muted</span>`;
+
+export class LocalGame {
+  /** @param {HTMLElement} root the #board-app element */
+  constructor(root) {
+    this.root = root;
+    this.variant = root.dataset.variant;
+    this.api = root.dataset.api || "/api/local";
+    this.actions = [];
+    this.state = null;
+    this.request = 0; // answers to older requests are dropped
+    this.busy = false;
+    this.view = new GameView(root, {
+      onAction: (text, source) => this.play(text, source),
+      controls: [
+        { id: "flip", label: `${ICONS.flip}<span class="label">Flip</span>`, title: "Flip the board", key: "f", run: () => this.view.flip() },
+        { id: "undo", label: `${ICONS.undo}<span class="label">Undo</span>`, title: "Take back the last action", key: "u", run: () => this.undo() },
+        { id: "new", label: `${ICONS.plus}<span class="label">New game</span>`, title: "Start a new game", run: () => this.newGame(), onBanner: "New game" },
+        { id: "sound", label: sounds.muted ? SOUND_OFF : SOUND_ON, title: "Sound on or off", key: "m", run: () => this.toggleSound() },
+      ],
+    });
+    this.view.setMode("Local game \u00b7 pass and play");
+    this.updateSoundButton();
+    window.addEventListener("hashchange", () => {
+      const actions = readHash();
+      if (actions.join(",") !== this.actions.join(",")) this.load(actions, { sound: false });
+    });
+  }
+
+  /** Shows the game in the address, or the start position. */
+  async start() {
+    const actions = readHash();
+    const ok = await this.load(actions, { sound: false });
+    if (!ok && actions.length > 0) {
+      const message = this.view.q(".cg-error").textContent;
+      await this.load([], { sound: false });
+      this.view.showError(`The game in the address could not be replayed: ${message}`);
+    }
+  }
+
+  /**
+   * Asks the server for the state after `actions` and shows it.
+   * @returns {Promise<boolean>} whether the server accepted the actions
+   */
+  async load(actions, { sound = true, typed = false } = {}) {
+    const id = ++this.request;
+    this.busy = true;
+    this.root.classList.add("busy");
+    try {
+      const state = await fetchLocalState(this.api, this.variant, actions);
+      if (id !== this.request) return false;
+      this.actions = [...state.actions];
+      this.state = state;
+      this.view.show(state, { sound });
+      if (typed) this.view.clearTyped();
+      else this.view.showError("");
+      writeHash(this.actions);
+      this.root.dataset.ply = String(this.actions.length);
+      return true;
+    } catch (e) {
+      if (id !== this.request) return false;
+      this.view.showError(e.message);
+      if (this.state) this.view.show(this.state, { sound: false });
+      sounds.play("error");
+      return false;
+    } finally {
+      if (id === this.request) {
+        this.busy = false;
+        this.root.classList.remove("busy");
+      }
+    }
+  }
+
+  /** Plays one action (from the board, the shop or the typed box). */
+  play(text, source) {
+    if (this.busy && source !== "typed") return;
+    return this.load([...this.actions, text], { typed: source === "typed" });
+  }
+
+  /** Takes back the last action: replays the game with one action fewer. */
+  undo() {
+    if (this.actions.length === 0) return;
+    return this.load(this.actions.slice(0, -1), { sound: false });
+  }
+
+  newGame() {
+    return this.load([], { sound: false });
+  }
+
+  toggleSound() {
+    sounds.setMuted(!sounds.muted);
+    this.updateSoundButton();
+    if (!sounds.muted) sounds.play("move");
+  }
+
+  updateSoundButton() {
+    const button = this.view.control("sound");
+    if (!button) return;
+    button.innerHTML = sounds.muted ? SOUND_OFF : SOUND_ON;
+    button.setAttribute("aria-pressed", String(sounds.muted));
+    button.classList.toggle("muted", sounds.muted);
+  }
+}
+
+function readHash() {
+  const text = decodeURIComponent(location.hash.replace(/^#/, ""));
+  return text ? text.split(",").filter(Boolean) : [];
+}
+
+function writeHash(actions) {
+  const hash = actions.length ? `#${actions.join(",")}` : "";
+  if (location.hash !== hash && !(hash === "" && location.hash === "")) {
+    history.replaceState(null, "", `${location.pathname}${location.search}${hash}`);
+  }
+}
+
+const root = document.getElementById("board-app");
+if (root && root.dataset.mode === "local") {
+  const game = new LocalGame(root);
+  window.chessgold = game; // for the console and the browser tests
+  game.start();
+}

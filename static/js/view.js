@@ -1,0 +1,329 @@
+// A game screen: the board with a player bar above and below, and a side panel with the status,
+// the per-variant extras (shop, ...), the move list, the typed-action box and the controls.
+// It knows nothing about where states come from: local play, and later online play, drive it
+// with `show(state)` and receive the player's actions through `onAction`.
+
+import { Board } from "./board.js";
+import { extrasFor, EXTRAS } from "./extras/index.js";
+import { colorName, reasonText, scoreText } from "./format.js";
+import { sounds } from "./sound.js";
+
+export class GameView {
+  /**
+   * @param {HTMLElement} root the element to build into
+   * @param {object} options
+   * @param {(text: string, source: "board"|"typed") => void} options.onAction
+   * @param {Array<{id: string, label: string, title: string, key?: string, run: () => void}>} [options.controls]
+   */
+  constructor(root, { onAction, controls = [] }) {
+    this.root = root;
+    this.onAction = onAction;
+    this.state = null;
+    this.extras = [];
+    this.mountedExtras = new Set();
+
+    root.classList.add("cg-app");
+    root.innerHTML = `
+      <div class="cg-main">
+        <div class="cg-player" data-color="black"><span class="turn-dot" aria-hidden="true"></span><span class="name">Black</span><span class="extras"></span></div>
+        <div class="cg-board-wrap">
+          <div class="cg-board-el"></div>
+          <div class="cg-banner" hidden>
+            <div class="cg-banner-card" role="dialog" aria-live="assertive">
+              <button type="button" class="cg-banner-close" aria-label="Close">\u00d7</button>
+              <div class="cg-banner-score"></div>
+              <div class="cg-banner-reason"></div>
+              <div class="cg-banner-winner"></div>
+              <div class="cg-banner-actions"></div>
+            </div>
+          </div>
+        </div>
+        <div class="cg-player" data-color="white"><span class="turn-dot" aria-hidden="true"></span><span class="name">White</span><span class="extras"></span></div>
+      </div>
+      <aside class="cg-side">
+        <header class="cg-head"><h1 class="cg-variant"></h1><p class="cg-mode"></p></header>
+        <div class="cg-status" role="status" aria-live="polite"></div>
+        <div class="cg-result" hidden></div>
+        <div class="cg-slot-shop"></div>
+        <div class="cg-moves-wrap"><ol class="cg-moves" aria-label="Moves"></ol></div>
+        <form class="cg-typed" autocomplete="off">
+          <label for="cg-typed-input" class="cg-typed-label">Type an action</label>
+          <div class="cg-typed-row">
+            <input id="cg-typed-input" name="action" spellcheck="false" autocapitalize="off" placeholder="e2e4, N@c3, e8=Q" aria-describedby="cg-typed-error">
+            <button type="submit">Play</button>
+          </div>
+          <p id="cg-typed-error" class="cg-error" role="alert"></p>
+        </form>
+        <div class="cg-controls"></div>
+      </aside>`;
+    this.q = (sel) => root.querySelector(sel);
+
+    this.board = new Board(this.q(".cg-board-el"), { onAction: (text) => this.onAction(text, "board") });
+    this.bars = { white: this.q('.cg-player[data-color="white"]'), black: this.q('.cg-player[data-color="black"]') };
+
+    const form = this.q(".cg-typed");
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const input = form.elements.namedItem("action");
+      const text = input.value.trim();
+      if (!text) {
+        this.showError("Type an action first, for example e2e4 or N@c3.");
+        return;
+      }
+      this.onAction(text, "typed");
+    });
+
+    this.q(".cg-banner-close").addEventListener("click", () => {
+      this.q(".cg-banner").hidden = true;
+    });
+
+    this.controls = controls;
+    const bar = this.q(".cg-controls");
+    for (const control of controls) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = `cg-control cg-${control.id}`;
+      button.dataset.control = control.id;
+      button.title = control.title + (control.key ? ` (${control.key})` : "");
+      button.innerHTML = control.label;
+      button.addEventListener("click", () => control.run());
+      bar.append(button);
+    }
+
+    document.addEventListener("keydown", (e) => this.keydown(e));
+    this.drawPlayers();
+  }
+
+  /** A control button by id (to update its label or state). */
+  control(id) {
+    return this.q(`.cg-controls [data-control="${id}"]`);
+  }
+
+  /**
+   * Shows a state from the server.
+   * @param {object} state the snapshot
+   * @param {object} [options]
+   * @param {boolean} [options.interactive] whether the player here may act (default: the game is on)
+   * @param {boolean} [options.sound] play the sound of the last action (default true)
+   */
+  show(state, { interactive = state.status === "ongoing", sound = true } = {}) {
+    const previous = this.state;
+    this.state = { ...state, interactive };
+    this.board.set({
+      files: state.files,
+      ranks: state.ranks,
+      pieces: state.pieces,
+      legal: state.legal,
+      roles: state.roles,
+      side: state.side,
+      lastAction: state.actions.at(-1) ?? null,
+      checkSquare: state.check ? state.check_square : null,
+      waiting: state.waiting_pawns ?? [],
+      interactive,
+    });
+    this.root.dataset.variant = state.variant;
+    this.root.dataset.status = state.status;
+    this.root.dataset.side = state.side;
+    this.q(".cg-variant").textContent = state.name;
+    this.drawPlayers();
+    this.drawStatus();
+    this.drawMoves();
+    this.drawExtras(previous);
+    if (sound && previous && previous !== state && state.actions.length > 0) this.playSound(previous, state);
+  }
+
+  /** Shows a message about a refused action (or a lost connection) under the typed box. */
+  showError(message) {
+    const el = this.q(".cg-error");
+    el.textContent = message;
+    el.classList.toggle("shown", !!message);
+  }
+
+  /** Clears the typed box and its error (after an accepted action). */
+  clearTyped() {
+    const input = this.q(".cg-typed input");
+    input.value = "";
+    this.showError("");
+  }
+
+  setMode(text) {
+    this.q(".cg-mode").textContent = text;
+  }
+
+  flip() {
+    this.board.flip();
+    this.drawPlayers();
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  /** The bar of a colour (each colour keeps its bar; flipping moves the bars). */
+  playerBar(color) {
+    return this.bars[color];
+  }
+
+  drawPlayers() {
+    const bottom = this.board.orientation;
+    const top = bottom === "white" ? "black" : "white";
+    const wrap = this.q(".cg-board-wrap");
+    wrap.before(this.bars[top]);
+    wrap.after(this.bars[bottom]);
+    this.bars[top].classList.replace("bottom", "top") || this.bars[top].classList.add("top");
+    this.bars[bottom].classList.replace("top", "bottom") || this.bars[bottom].classList.add("bottom");
+    for (const color of ["white", "black"]) {
+      this.bars[color].classList.toggle("to-move", this.state?.status === "ongoing" && this.state.side === color);
+    }
+  }
+
+  drawStatus() {
+    const s = this.state;
+    const status = this.q(".cg-status");
+    const result = this.q(".cg-result");
+    const banner = this.q(".cg-banner");
+    if (s.status === "ongoing") {
+      status.textContent = `${colorName(s.side)} to move${s.check ? " \u00b7 check" : ""}`;
+      status.classList.toggle("check", !!s.check);
+      result.hidden = true;
+      result.textContent = "";
+      banner.hidden = true;
+      return;
+    }
+    status.textContent = "Game over";
+    status.classList.remove("check");
+    const reason = reasonText(s.reason, s.status);
+    const winner = s.winner ? `${colorName(s.winner)} wins` : "Draw";
+    result.hidden = false;
+    result.dataset.winner = s.winner ?? "draw";
+    result.innerHTML = "";
+    result.append(textEl("strong", "cg-result-score", scoreText(s.winner)), textEl("span", "cg-result-reason", reason), textEl("span", "cg-result-winner", winner));
+    this.q(".cg-banner-score").textContent = scoreText(s.winner);
+    this.q(".cg-banner-reason").textContent = reason;
+    this.q(".cg-banner-winner").textContent = s.winner ? `${winner}!` : "The game is drawn.";
+    const actions = this.q(".cg-banner-actions");
+    actions.replaceChildren();
+    for (const control of this.controls.filter((c) => c.onBanner)) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = control.onBanner;
+      button.addEventListener("click", () => control.run());
+      actions.append(button);
+    }
+    banner.hidden = false;
+  }
+
+  drawMoves() {
+    const s = this.state;
+    const list = this.q(".cg-moves");
+    // Who made the first action: the side to move now, stepped back once per action played.
+    const first = s.actions.length % 2 === 0 ? s.side : s.side === "white" ? "black" : "white";
+    const rows = [];
+    let row = null;
+    s.actions.forEach((text, i) => {
+      const color = i % 2 === 0 ? first : first === "white" ? "black" : "white";
+      if (!row || color === "white" || (i === 0 && color === "black")) {
+        row = document.createElement("li");
+        row.className = "cg-move-row";
+        const n = document.createElement("span");
+        n.className = "n";
+        n.textContent = `${rows.length + 1}.`;
+        row.append(n);
+        if (color === "black") row.append(textEl("span", "move empty", "\u2026"));
+        rows.push(row);
+      }
+      const move = textEl("span", "move", text);
+      move.dataset.ply = String(i + 1);
+      move.dataset.color = color;
+      if (i === s.actions.length - 1) move.classList.add("current");
+      row.append(move);
+    });
+    list.replaceChildren(...rows);
+    if (s.status !== "ongoing") {
+      const end = document.createElement("li");
+      end.className = "cg-move-result";
+      end.textContent = `${scoreText(s.winner)} \u00b7 ${reasonText(s.reason, s.status)}`;
+      list.append(end);
+    }
+    if (rows.length === 0) {
+      const empty = document.createElement("li");
+      empty.className = "cg-moves-empty";
+      empty.textContent = "No moves yet.";
+      list.append(empty);
+    }
+    const wrap = this.q(".cg-moves-wrap");
+    wrap.scrollTop = wrap.scrollHeight;
+  }
+
+  drawExtras(previous) {
+    for (const extra of EXTRAS) {
+      if (this.mountedExtras.has(extra.id) || !extra.applies(this.state)) continue;
+      const [instance] = extrasFor(this.state).filter((x) => x.id === extra.id);
+      if (!instance) continue;
+      instance.mount(this.extraContext());
+      this.extras.push(instance);
+      this.mountedExtras.add(extra.id);
+    }
+    for (const extra of this.extras) extra.update(this.state, previous);
+    this.drawPlayers();
+  }
+
+  /** What an extra may use: the board, the player bars and the side-panel slots. */
+  extraContext() {
+    return {
+      board: this.board,
+      view: this,
+      playerBar: (color) => this.playerBar(color),
+      sideSlot: (name) => this.q(`.cg-slot-${name}`),
+      play: (text) => this.onAction(text, "board"),
+    };
+  }
+
+  playSound(previous, state) {
+    const last = state.actions.at(-1);
+    if (state.actions.length !== previous.actions.length + 1) return; // undo or a new game
+    if (state.status !== "ongoing") sounds.play("end");
+    else if (state.check) sounds.play("check");
+    else if (/^[A-Z]@/.test(last)) sounds.play("place");
+    else if (isCapture(previous, state)) sounds.play("capture");
+    else sounds.play("move");
+  }
+
+  keydown(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = e.target;
+    if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
+      if (e.key === "Escape") target.blur();
+      return;
+    }
+    if (e.key === "Escape") {
+      this.board.cancel();
+      return;
+    }
+    if (e.key === "/" || e.key === "Enter") {
+      e.preventDefault();
+      this.q(".cg-typed input").focus();
+      return;
+    }
+    const control = this.controls.find((c) => c.key && c.key === e.key);
+    if (control) {
+      e.preventDefault();
+      control.run();
+    }
+  }
+}
+
+/** Whether the last action removed or converted an enemy piece. */
+function isCapture(previous, state) {
+  const mover = previous.side;
+  const count = (s, color) => s.pieces.filter((p) => p.color === color).length;
+  const enemy = mover === "white" ? "black" : "white";
+  if (count(state, enemy) < count(previous, enemy)) return true;
+  const before = new Map(previous.pieces.map((p) => [p.square, p.color]));
+  return state.pieces.some((p) => p.color === mover && before.get(p.square) === enemy);
+}
+
+function textEl(tag, className, text) {
+  const el = document.createElement(tag);
+  el.className = className;
+  el.textContent = text;
+  return el;
+}

@@ -165,10 +165,47 @@ impl<V: Variant> Game<V> {
         if let Some(o) = self.outcome {
             return Err(ActionError::GameOver(format!("the game is over ({}); no action is legal", o.reason)));
         }
-        if let Some(m) = self.legal.iter().find(|m| move_text::<V>(**m) == text) {
-            return Ok(*m);
+        if let Some(m) = find_legal::<V>(&self.legal, &syntax) {
+            return Ok(m);
         }
         Err(explain(&self.pos, &self.legal, text, &syntax))
+    }
+}
+
+fn role_of_letter<V: Variant>(letter: char) -> Option<Role> {
+    V::PIECES.iter().position(|d| d.letter == letter).map(|i| Role(i as u8))
+}
+
+/// The legal move written as `syntax`, if any (without formatting every legal move).
+fn find_legal<V: Variant>(legal: &[Move], syntax: &ActionText) -> Option<Move> {
+    let sq = |s: &str| V::Geo::parse_square(s);
+    match syntax {
+        ActionText::Move { from, to, promotion, landing: None } => {
+            let (from, to) = (sq(from)?, sq(to)?);
+            match promotion {
+                Some(p) => {
+                    let role = role_of_letter::<V>(p.to_ascii_uppercase())?;
+                    legal
+                        .iter()
+                        .copied()
+                        .find(|m| m.kind == MoveKind::Promotion && m.from == from && m.to == to && m.role == role)
+                }
+                None => legal.iter().copied().find(|m| {
+                    matches!(m.kind, MoveKind::Normal | MoveKind::EnPassant | MoveKind::Castle)
+                        && m.from == from
+                        && m.to == to
+                }),
+            }
+        }
+        ActionText::Place { letter, to } => {
+            let (role, to) = (role_of_letter::<V>(*letter)?, sq(to)?);
+            legal.iter().copied().find(|m| m.kind == MoveKind::Place && m.to == to && m.role == role)
+        }
+        ActionText::Promote { square, letter } => {
+            let (role, to) = (role_of_letter::<V>(*letter)?, sq(square)?);
+            legal.iter().copied().find(|m| m.kind == MoveKind::PromoteInPlace && m.to == to && m.role == role)
+        }
+        ActionText::Move { landing: Some(_), .. } | ActionText::Equip { .. } => None,
     }
 }
 

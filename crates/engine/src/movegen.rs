@@ -173,7 +173,10 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
         }
     };
 
-    if !(PINS && double_check) {
+    // In conversion variants a capture puts the converted piece on the capturer's origin,
+    // which can keep blocking a line: captures are judged by playing them.
+    let verify = PINS && V::CONVERSION;
+    if !(PINS && double_check) || verify {
         // Pieces other than pawns and the single king.
         let mut r = 0;
         while r < V::PIECES.len() {
@@ -184,13 +187,20 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
             }
             for from in pos.board.pieces(us, r).squares() {
                 let (quiet, caps) = reach::<V>(r, us, from, occ);
-                let mut dests = if info.symmetric { quiet & !ours } else { (quiet & !occ) | (caps & theirs) };
-                dests &= target;
-                if PINS && pins.pinned.contains(from) {
-                    dests &= pins.ray(from);
-                }
-                for to in dests.squares() {
-                    out.push(Move::normal(from, to));
+                let ray = if PINS && pins.pinned.contains(from) { pins.ray(from) } else { t.all };
+                if verify {
+                    for to in (quiet & !occ & target & ray).squares() {
+                        out.push(Move::normal(from, to));
+                    }
+                    for to in (caps & theirs).squares() {
+                        push_verified(pos, Move::normal(from, to), out);
+                    }
+                } else {
+                    let dests =
+                        if info.symmetric { quiet & !ours } else { (quiet & !occ) | (caps & theirs) } & target & ray;
+                    for to in dests.squares() {
+                        out.push(Move::normal(from, to));
+                    }
                 }
             }
             r += 1;
@@ -198,12 +208,15 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
         if V::PAWN < MAX_ROLES {
             let pawns = pos.board.pieces(us, V::PAWN);
             if PINS {
-                gen_pawns(pos, t, pawns & !pins.pinned, target, out);
+                let capture_target = if verify { t.all } else { target };
+                gen_pawns(pos, t, pawns & !pins.pinned, target, capture_target, verify, out);
                 for p in (pawns & pins.pinned).squares() {
-                    gen_pawns(pos, t, Bb::<V>::from_square(p), target & pins.ray(p), out);
+                    let ray = pins.ray(p);
+                    let capture_target = if verify { t.all } else { target & ray };
+                    gen_pawns(pos, t, Bb::<V>::from_square(p), target & ray, capture_target, verify, out);
                 }
             } else {
-                gen_pawns(pos, t, pawns, target, out);
+                gen_pawns(pos, t, pawns, target, target, false, out);
             }
             if let Some(ep) = pos.ep {
                 gen_en_passant(pos, ep, king, out);
@@ -215,7 +228,9 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
         let (att, _) = reach::<V>(V::KING, us, k, occ);
         let kbit = Bb::<V>::from_square(k);
         for to in (att & !ours).squares() {
-            if !PINS || pos.attackers(to, them, occ ^ kbit).is_zero() {
+            if verify && theirs.contains(to) {
+                push_verified(pos, Move::normal(k, to), out);
+            } else if !PINS || pos.attackers(to, them, occ ^ kbit).is_zero() {
                 out.push(Move::normal(k, to));
             }
         }
@@ -237,23 +252,41 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
     V::gen_extra(pos, &CheckInfo { king, checkers, block }, out);
 }
 
+/// Pushes `m` if playing it leaves the mover's king safe.
 #[inline(always)]
-fn push_promotions<V: Variant>(pos: &Position<V>, from: Square, to: Square, out: &mut MoveList) {
+fn push_verified<V: Variant>(pos: &Position<V>, m: Move, out: &mut MoveList) {
+    if pos.is_legal_by_play(m) {
+        out.push(m);
+    }
+}
+
+#[inline(always)]
+fn push_promotions<V: Variant>(pos: &Position<V>, from: Square, to: Square, verify: bool, out: &mut MoveList) {
     let captured = pos.board.role_at(to);
     let p = V::promotions(pos, to, captured);
     let mut roles = p.roles;
     while roles != 0 {
         let r = roles.trailing_zeros();
         roles &= roles - 1;
-        out.push(Move::promotion(from, to, Role(r as u8)));
+        let m = Move::promotion(from, to, Role(r as u8));
+        if verify { push_verified(pos, m, out) } else { out.push(m) }
     }
     if p.stay {
-        out.push(Move::normal(from, to));
+        let m = Move::normal(from, to);
+        if verify { push_verified(pos, m, out) } else { out.push(m) }
     }
 }
 
 #[inline(always)]
-fn gen_pawns<V: Variant>(pos: &Position<V>, t: &GeoTables<Bb<V>>, pawns: Bb<V>, target: Bb<V>, out: &mut MoveList) {
+fn gen_pawns<V: Variant>(
+    pos: &Position<V>,
+    t: &GeoTables<Bb<V>>,
+    pawns: Bb<V>,
+    target: Bb<V>,
+    capture_target: Bb<V>,
+    verify: bool,
+    out: &mut MoveList,
+) {
     if pawns.is_zero() {
         return;
     }
@@ -283,7 +316,7 @@ fn gen_pawns<V: Variant>(pos: &Position<V>, t: &GeoTables<Bb<V>>, pawns: Bb<V>, 
         out.push(Move::normal(back(to, files), to));
     }
     for to in (single & last).squares() {
-        push_promotions(pos, back(to, files), to, out);
+        push_promotions(pos, back(to, files), to, false, out);
     }
     for to in double.squares() {
         out.push(Move::normal(back(to, 2 * files), to));
@@ -295,12 +328,13 @@ fn gen_pawns<V: Variant>(pos: &Position<V>, t: &GeoTables<Bb<V>>, pawns: Bb<V>, 
         ((pawns & not_a) >> (files + 1), (pawns & not_last) >> (files - 1), files + 1, files - 1)
     };
     for (set, step) in [(left, left_step), (right, right_step)] {
-        let caps = set & t.all & theirs & target;
+        let caps = set & t.all & theirs & capture_target;
         for to in (caps & !last).squares() {
-            out.push(Move::normal(back(to, step), to));
+            let m = Move::normal(back(to, step), to);
+            if verify { push_verified(pos, m, out) } else { out.push(m) }
         }
         for to in (caps & last).squares() {
-            push_promotions(pos, back(to, step), to, out);
+            push_promotions(pos, back(to, step), to, verify, out);
         }
     }
 }
@@ -312,6 +346,7 @@ fn gen_en_passant<V: Variant>(pos: &Position<V>, ep: Square, king: Option<Square
     let candidates = pt.rev_leap_capture(V::PAWN, us, ep) & pos.board.pieces(us, V::PAWN);
     for from in candidates.squares() {
         let legal = match king {
+            Some(_) if V::CONVERSION => pos.is_legal_by_play(Move::en_passant(from, ep)),
             Some(k) if V::PIN_LEGALITY => {
                 let victim = pos.ep_victim(from, ep);
                 let vbit = Bb::<V>::from_square(victim);

@@ -406,7 +406,7 @@ impl<V: Variant> Position<V> {
         let candidates = pt.rev_leap_capture(V::PAWN, us, ep) & self.board.pieces(us, V::PAWN);
         for from in candidates.squares() {
             let mv = Move::en_passant(from, ep);
-            if V::PIN_LEGALITY {
+            if V::PIN_LEGALITY && !V::CONVERSION {
                 let Some(king) = self.king(us) else { return true };
                 let captured = self.ep_victim(from, ep);
                 let occ = (self.board.occupied() ^ Bb::<V>::from_square(from) ^ Bb::<V>::from_square(captured))

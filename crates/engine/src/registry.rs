@@ -13,6 +13,7 @@ use crate::position::{Position, PositionError};
 use crate::square::Color;
 use crate::state::VariantState;
 use crate::variant::Variant;
+use crate::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
 use crate::variants::standard::Standard;
 
 /// A piece as shown on a board.
@@ -279,7 +280,13 @@ const fn make_info<V: Variant>() -> VariantInfo {
     }
 }
 
-static VARIANTS: [VariantInfo; 1] = [make_info::<Standard>()];
+static VARIANTS: [VariantInfo; 5] = [
+    make_info::<ChessGold>(),
+    make_info::<Standard>(),
+    make_info::<ConquerorGold>(),
+    make_info::<Conqueror>(),
+    make_info::<Sandbox>(),
+];
 
 fn info_of<V: Variant>() -> &'static VariantInfo {
     VARIANTS.iter().find(|v| v.id == V::ID).unwrap_or(&VARIANTS[0])

@@ -5,6 +5,7 @@
 
 use chessgold_engine::game::move_text;
 use chessgold_engine::geometry::Geometry;
+use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Game, Position, Variant};
 use proptest::prelude::*;
@@ -102,6 +103,26 @@ proptest! {
     #[test]
     fn standard_playouts_keep_invariants(seed in any::<u64>()) {
         playout::<Standard>(seed, 120);
+    }
+
+    #[test]
+    fn gold_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<ChessGold>(seed, 150);
+    }
+
+    #[test]
+    fn sandbox_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<Sandbox>(seed, 120);
+    }
+
+    #[test]
+    fn conqueror_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<Conqueror>(seed, 150);
+    }
+
+    #[test]
+    fn conqueror_gold_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<ConquerorGold>(seed, 150);
     }
 
     #[test]

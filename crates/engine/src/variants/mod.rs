@@ -1,5 +1,6 @@
 //! One module per variant.
 
+pub mod gold;
 pub mod standard;
 
 /// Declares the static piece tables of a variant (inside its `impl Variant`).

@@ -2,6 +2,8 @@
 //! `gold`, `sandbox`, `conqueror` and `conqueror-gold`, each asserting exact gold, exact
 //! legal actions or counts, and the exact end status. Test names carry the mode and rule number.
 
+#![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+
 use chessgold_engine::registry::variant;
 use chessgold_engine::{AnyGame, Snapshot};
 

@@ -4,6 +4,8 @@
 //! is `CHESSGOLD_PERFT_BUDGET` (nodes per line), 2,000,000 by default so the normal test run
 //! stays fast; `.ci/run` runs this test again in release mode with a budget of 5 billion.
 
+#![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+
 use std::fs;
 use std::path::Path;
 

@@ -3,6 +3,8 @@
 //! equals a fresh one; and for `standard`, the legal moves equal those of the independent
 //! `shakmaty` crate (a dev-dependency used only for this cross-check).
 
+#![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+
 use chessgold_engine::game::move_text;
 use chessgold_engine::geometry::Geometry;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};

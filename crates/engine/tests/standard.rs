@@ -1,5 +1,7 @@
 //! FIDE chess (`standard`): end rules, position text and action errors.
 
+#![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+
 use chessgold_engine::registry::variant;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{ActionError, AnyGame, EndReason, Game, Position, Status};

@@ -149,7 +149,7 @@ fn start_turn<V: Family>(pos: &mut Position<V>) {
     }
 }
 
-fn resets_progress<V: Family>(fx: &Effects) -> bool {
+fn resets_progress(fx: &Effects) -> bool {
     fx.captured.is_some()
         || (fx.mv.is_board_move() && fx.role.idx() == PAWN)
         || matches!(fx.mv.kind, MoveKind::Place | MoveKind::PromoteInPlace | MoveKind::Promotion)
@@ -439,7 +439,7 @@ macro_rules! family_variant {
             }
             #[inline(always)]
             fn resets_progress(fx: &Effects) -> bool {
-                resets_progress::<Self>(fx)
+                resets_progress(fx)
             }
             #[inline(always)]
             fn variant_outcome(pos: &Position<Self>) -> Option<Outcome> {

@@ -494,3 +494,21 @@ fn conqueror_gold_rule_4_repetition_key_includes_gold_and_bans() {
     let g = game("conqueror-gold", Some("4k3/8/8/8/8/8/8/4K3 w - - 99 60 gold=4/3 placed=-"), "e1e2");
     assert_eq!(end(g.as_ref()), ("draw", None, Some("no-progress")));
 }
+
+#[test]
+fn decision_sandbox_promotion_at_the_cap_keeps_the_count() {
+    let g = game("sandbox", Some("4k3/P7/8/8/8/8/1PPPPPPP/RNBQKBNR w - - 0 1"), "");
+    assert!(has(g.as_ref(), "a7a8q"), "a side at the cap may still promote");
+    let g = game("sandbox", Some("4k3/P7/8/8/8/8/1PPPPPPP/RNBQKBNR w - - 0 1"), "a7a8q");
+    assert_eq!(snap(g.as_ref()).state.piece_count.map(|c| c.white), Some(15));
+}
+
+#[test]
+fn decision_no_placement_can_answer_a_check_it_does_not_block() {
+    // Stalemate and mate in the gold modes count placements as answers: a bare king in check
+    // by a rook on the a-file is not mated while a placement in its zone blocks the file.
+    let g = game("gold", Some("k7/2K5/8/8/8/8/8/R7 b - - 0 1 gold=5/3"), "");
+    let answers = g.legal_actions();
+    assert!(answers.iter().all(|a| a.ends_with("a7") || a.ends_with("a6")), "{answers:?}");
+    assert_eq!(answers.len(), 6, "P, N, B on a7 or a6");
+}

@@ -168,3 +168,23 @@ fn status_names() {
     assert_eq!(Status::VariantEnd.as_str(), "variant_end");
     assert_eq!(EndReason::NoProgress.as_str(), "no-progress");
 }
+
+#[test]
+fn decision_draw_reasons_in_a_fixed_order_stalemate_first() {
+    // Stalemate and the 100-ply rule hold together: the reason given is stalemate.
+    let g = game(Some("7k/5Q2/6K1/8/8/8/8/8 b - - 100 80"), "");
+    assert_eq!(end(g.as_ref()), ("stalemate", None, Some("stalemate")));
+    // Insufficient material and the 100-ply rule: insufficient material.
+    let g = game(Some("8/8/4k3/8/8/4K3/8/8 w - - 120 90"), "");
+    assert_eq!(end(g.as_ref()), ("draw", None, Some("insufficient-material")));
+}
+
+#[test]
+fn decision_a_loaded_position_starts_the_repetition_history_and_may_already_be_drawn() {
+    let g = game(Some("4k3/8/8/8/8/8/8/R3K3 w - - 100 80"), "");
+    assert_eq!(end(g.as_ref()), ("draw", None, Some("no-progress")));
+    let g = game(Some("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"), "a1a2 e8e7 a2a1 e7e8 a1a2 e8e7 a2a1");
+    assert_eq!(end(g.as_ref()).0, "ongoing");
+    let g = game(Some("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"), "a1a2 e8e7 a2a1 e7e8 a1a2 e8e7 a2a1 e7e8");
+    assert_eq!(end(g.as_ref()), ("draw", None, Some("repetition")));
+}

@@ -413,10 +413,20 @@ export class Board {
     if (promotions) {
       this.openChooser(
         sq,
-        promotions.map((p) => ({ text: p.text, kind: kindOf(this.roles, p.letter), label: nameOf(this.roles, p.letter) })),
+        this.byValue(promotions, (p) => p.letter).map((p) => ({
+          text: p.text,
+          kind: kindOf(this.roles, p.letter),
+          label: `promote to ${nameOf(this.roles, p.letter).toLowerCase()}`,
+        })),
         false,
       );
     }
+  }
+
+  /** Sorts choices the way the variant's role table lists pieces, strongest (last) first. */
+  byValue(list, letterOf) {
+    const order = [...this.roles.keys()];
+    return [...list].sort((a, b) => order.indexOf(letterOf(b)) - order.indexOf(letterOf(a)));
   }
 
   /** Plays the move from `from` to `to`, asking first when there is a choice (promotion, landing). */
@@ -432,7 +442,7 @@ export class Board {
       );
       return;
     }
-    const promos = options.filter((o) => o.promo);
+    const promos = this.byValue(options.filter((o) => o.promo), (o) => o.promo.toUpperCase());
     if (promos.length === 0) {
       this.selected = null;
       this.drawMarks();
@@ -490,7 +500,6 @@ export class Board {
     });
     this.overlayEl.append(el);
     this.chooser = { el, modal };
-    el.querySelector("button")?.focus({ preventScroll: true });
   }
 
   closeChooser() {

@@ -1,0 +1,455 @@
+//! Browser tests: the real app, Debian's Chromium driven through chromedriver (WebDriver) with
+//! fantoccini. They use the page as a player does (clicks, drags, typing) and read what the page
+//! shows. Chromium and chromedriver must be installed (`.ci/run` installs them); a missing
+//! browser fails these tests, it never skips them.
+//!
+//! `CHESSGOLD_CHROMIUM` and `CHESSGOLD_CHROMEDRIVER` override the binaries' paths.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use crate::helpers::{TestApp, spawn_app};
+
+/// One browser at a time: the machines have two cores.
+static ONE_BROWSER: Semaphore = Semaphore::const_new(1);
+
+/// How long a condition may take to hold.
+const PATIENCE: Duration = Duration::from_secs(15);
+
+/// A headless Chromium session on its own chromedriver and profile.
+struct Browser {
+    client: Client,
+    base: String,
+    _driver: Driver,
+}
+
+/// The chromedriver process, its session and the browser profile; all go away on drop, also
+/// when a test fails.
+struct Driver {
+    process: Child,
+    port: u16,
+    session: Option<String>,
+    profile: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // Ending the session makes chromedriver quit Chromium; killing chromedriver alone
+        // would leave the browser running.
+        if let Some(session) = &self.session {
+            end_session(self.port, session);
+        }
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// `DELETE /session/{id}` without an async runtime (this runs in `drop`).
+fn end_session(port: u16, session: &str) {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let request = format!(
+        "DELETE /session/{session} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    if stream.write_all(request.as_bytes()).is_ok() {
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+    }
+}
+
+fn binary(var: &str, default: &str) -> String {
+    std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
+}
+
+impl Browser {
+    /// Starts chromedriver on a free port and opens a headless Chromium session.
+    async fn start(app: &TestApp) -> Browser {
+        let chromedriver = binary("CHESSGOLD_CHROMEDRIVER", "/usr/bin/chromedriver");
+        let chromium = binary("CHESSGOLD_CHROMIUM", "/usr/bin/chromium");
+        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let process = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {chromedriver} ({e}): install chromium and chromium-driver"));
+        let profile = std::env::temp_dir().join(format!("chessgold-browser-{}", uuid::Uuid::new_v4().simple()));
+        let mut driver = Driver { process, port, session: None, profile: profile.clone() };
+        std::fs::create_dir_all(&profile).expect("profile folder");
+        let webdriver = format!("http://127.0.0.1:{port}");
+        let capabilities: serde_json::Map<String, Value> = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-dev-shm-usage",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--no-first-run",
+                    "--mute-audio",
+                    format!("--user-data-dir={}", profile.display()),
+                    "--window-size=1280,900",
+                ],
+            },
+        })
+        .as_object()
+        .cloned()
+        .expect("capabilities are an object");
+        // chromedriver needs a moment before it answers.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(connector).capabilities(capabilities.clone()).connect(&webdriver).await {
+                Ok(client) => {
+                    driver.session = client.session_id().await.ok().flatten();
+                    return Browser { client, base: app.address.clone(), _driver: driver };
+                }
+                Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(150)).await,
+                Err(e) => panic!("no WebDriver session from {chromedriver} on port {port}: {e}"),
+            }
+        }
+    }
+
+    /// Opens a path of the app and waits until the board has drawn its first state.
+    async fn open(&self, path: &str) {
+        self.client.goto(&format!("{}{path}", self.base)).await.expect("page opens");
+        self.wait_for("the board shows a state", "document.querySelector('#board-app .cg-board .piece') !== null")
+            .await;
+    }
+
+    /// Runs a script (a function body) and returns its value.
+    async fn js(&self, script: &str) -> Value {
+        self.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Waits until a JavaScript expression is true; panics with what was expected and what the
+    /// page shows.
+    async fn wait_for(&self, what: &str, expression: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        let script = format!("return !!({expression});");
+        loop {
+            if self.client.execute(&script, vec![]).await.ok() == Some(Value::Bool(true)) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let page = self.js(PAGE_SUMMARY).await;
+                panic!("timed out waiting for {what} ({expression}); the page shows: {page:#}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn find(&self, css: &str) -> Element {
+        self.client.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no element {css}: {e}"))
+    }
+
+    async fn text(&self, css: &str) -> String {
+        self.find(css).await.text().await.expect("element text")
+    }
+
+    async fn click(&self, css: &str) {
+        self.find(css).await.click().await.unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
+    }
+
+    async fn click_square(&self, square: &str) {
+        self.click(&format!(r#".cg-board .sq[data-square="{square}"]"#)).await;
+    }
+
+    /// Plays a move with two clicks and waits until the server's answer is drawn.
+    async fn click_move(&self, from: &str, to: &str) {
+        let ply = self.ply().await;
+        self.click_square(from).await;
+        self.click_square(to).await;
+        self.wait_for(
+            &format!("{from}{to} to be played"),
+            &format!("Number(document.querySelector('#board-app').dataset.ply) === {}", ply + 1),
+        )
+        .await;
+    }
+
+    /// Presses the mouse on one element, moves it over another and releases it there.
+    async fn drag(&self, from_css: &str, to_css: &str) {
+        let from = self.find(from_css).await;
+        let to = self.find(to_css).await;
+        let steps = MouseActions::new("mouse".to_string())
+            .then(PointerAction::MoveToElement { element: from, duration: None, x: 0.0, y: 0.0 })
+            .then(PointerAction::Down { button: MOUSE_BUTTON_LEFT })
+            .then(PointerAction::MoveBy { duration: Some(Duration::from_millis(60)), x: 6.0, y: -6.0 })
+            .then(PointerAction::MoveToElement {
+                element: to,
+                duration: Some(Duration::from_millis(200)),
+                x: 0.0,
+                y: 0.0,
+            })
+            .then(PointerAction::Up { button: MOUSE_BUTTON_LEFT });
+        self.client.perform_actions(steps).await.expect("drag performed");
+        self.client.release_actions().await.expect("actions released");
+    }
+
+    /// Types into the action box and submits it with Enter.
+    async fn type_action(&self, text: &str) {
+        let input = self.find(".cg-typed input").await;
+        input.clear().await.expect("input cleared");
+        input.send_keys(&format!("{text}\u{E007}")).await.expect("typed");
+    }
+
+    /// Number of actions the page shows as played.
+    async fn ply(&self) -> u64 {
+        self.js("return Number(document.querySelector('#board-app').dataset.ply || 0);").await.as_u64().unwrap_or(0)
+    }
+
+    /// The piece on a square as "color kind", or None.
+    async fn piece_on(&self, square: &str) -> Option<String> {
+        let v = self
+            .js(&format!(
+                r#"const p = document.querySelector('.cg-board .piece[data-square="{square}"]');
+                   return p ? p.dataset.color + " " + p.dataset.kind : null;"#
+            ))
+            .await;
+        v.as_str().map(str::to_string)
+    }
+
+    /// The move list as the player reads it: the action texts in order.
+    async fn move_list(&self) -> Vec<String> {
+        let v = self
+            .js("return [...document.querySelectorAll('.cg-moves .move:not(.empty)')].map(m => m.textContent);")
+            .await;
+        serde_json::from_value(v).expect("a list of moves")
+    }
+
+    /// The squares with a given mark (`dest`, `drop`, `last`, `check`), sorted.
+    async fn marked(&self, class: &str) -> Vec<String> {
+        let v = self
+            .js(&format!(
+                "return [...document.querySelectorAll('.cg-board .sq.{class}')].map(s => s.dataset.square).sort();"
+            ))
+            .await;
+        serde_json::from_value(v).expect("a list of squares")
+    }
+
+    /// The legal actions of the state the page last received from the server.
+    async fn server_legal(&self) -> Vec<String> {
+        let v = self.js("return window.chessgold.state.legal;").await;
+        serde_json::from_value(v).expect("a list of actions")
+    }
+
+    async fn gold(&self, color: &str) -> String {
+        self.text(&format!(r#"[data-gold="{color}"]"#)).await
+    }
+}
+
+const PAGE_SUMMARY: &str = r#"
+const q = (s) => document.querySelector(s);
+return {
+  url: location.href,
+  status: q('.cg-status')?.textContent ?? null,
+  result: q('.cg-result')?.textContent ?? null,
+  error: q('.cg-error')?.textContent ?? null,
+  ply: q('#board-app')?.dataset.ply ?? null,
+  moves: [...document.querySelectorAll('.cg-moves .move')].map(m => m.textContent),
+  body: document.body.innerText.slice(0, 600),
+};"#;
+
+async fn session() -> (TestApp, Browser, tokio::sync::SemaphorePermit<'static>) {
+    let permit = ONE_BROWSER.acquire().await.expect("the browser semaphore is never closed");
+    let app = spawn_app().await;
+    let browser = Browser::start(&app).await;
+    (app, browser, permit)
+}
+
+/// Chess Gold: buy a knight in the shop, place it, move both kings; the gold counters follow the
+/// rules (income +1 at the start of each turn, the knight costs 3) and the move list grows.
+#[tokio::test]
+async fn gold_buy_and_place_a_knight_then_move_the_kings() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/gold").await;
+    b.wait_for("the shop", "document.querySelector('.cg-shop .shop-item[data-piece=\"N\"]') !== null").await;
+    assert_eq!(b.gold("white").await, "4", "White starts with 3 gold plus the first turn's income");
+    assert_eq!(b.gold("black").await, "3");
+    assert!(b.text(".cg-player[data-color=\"white\"] .cg-gold").await.contains("+1"), "the income is shown");
+    // The queen costs 8: unaffordable, dimmed and not clickable.
+    let queen = b.find(r#".shop-item[data-piece="Q"]"#).await;
+    assert!(queen.attr("class").await.expect("class").unwrap_or_default().contains("unaffordable"));
+    assert!(!queen.is_enabled().await.expect("enabled state"));
+
+    // Choose the knight: exactly the squares the server lists for N@.. light up.
+    b.click(r#".shop-item[data-piece="N"]"#).await;
+    let lit = b.marked("drop").await;
+    let mut expected: Vec<String> =
+        b.server_legal().await.iter().filter_map(|a| a.strip_prefix("N@").map(str::to_string)).collect();
+    expected.sort();
+    assert!(!expected.is_empty());
+    assert_eq!(lit, expected, "lit squares are the server's legal placements");
+    assert!(lit.contains(&"c3".to_string()));
+
+    b.click_square("c3").await;
+    b.wait_for(
+        "the knight on c3",
+        r#"document.querySelector('.piece[data-square="c3"][data-kind="knight"][data-color="white"]')"#,
+    )
+    .await;
+    assert_eq!(b.gold("white").await, "1", "4 - 3 for the knight");
+    assert_eq!(b.gold("black").await, "4", "Black's income for its turn");
+    assert_eq!(b.move_list().await, ["N@c3"]);
+    assert_eq!(b.marked("last").await, ["c3"]);
+
+    b.click_move("e8", "d7").await;
+    assert_eq!(b.piece_on("d7").await.as_deref(), Some("black king"));
+    assert_eq!(b.gold("white").await, "2");
+    assert_eq!(b.gold("black").await, "4");
+
+    b.click_move("e1", "e2").await;
+    assert_eq!(b.piece_on("e2").await.as_deref(), Some("white king"));
+    assert_eq!(b.gold("white").await, "2");
+    assert_eq!(b.gold("black").await, "5");
+    assert_eq!(b.move_list().await, ["N@c3", "e8d7", "e1e2"]);
+}
+
+/// Standard chess: the fool's mate with mouse clicks ends in a banner that names the reason and
+/// the winner; the checked king is marked and nothing more can be played.
+#[tokio::test]
+async fn standard_fools_mate_by_clicks_shows_the_game_over_banner() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/standard").await;
+
+    // Legal destinations come from the server's list only.
+    b.click_square("g1").await;
+    assert_eq!(b.marked("dest").await, ["f3", "h3"]);
+    b.click_square("g1").await;
+    assert!(b.marked("dest").await.is_empty(), "a second click puts the knight down");
+
+    b.click_move("f2", "f3").await;
+    b.click_move("e7", "e5").await;
+    b.click_move("g2", "g4").await;
+    b.click_move("d8", "h4").await;
+
+    b.wait_for("the game-over banner", "!document.querySelector('.cg-banner').hidden").await;
+    let banner = b.text(".cg-banner").await;
+    assert!(banner.contains("Checkmate"), "banner: {banner}");
+    assert!(banner.contains("Black wins"), "banner: {banner}");
+    assert!(banner.contains("0\u{2013}1"), "banner: {banner}");
+    let result = b.text(".cg-result").await;
+    assert!(result.contains("Checkmate") && result.contains("Black wins"), "result: {result}");
+    assert_eq!(b.marked("check").await, ["e1"]);
+    assert_eq!(b.marked("last").await, ["d8", "h4"]);
+    assert_eq!(b.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
+    assert!(b.marked("movable").await.is_empty(), "a finished game offers no action");
+}
+
+/// Drag and drop, the typed-action box with the server's error, the promotion chooser, undo.
+#[tokio::test]
+async fn drag_and_drop_typed_actions_promotion_and_undo() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/standard").await;
+
+    b.drag(r#".sq[data-square="e2"]"#, r#".sq[data-square="e4"]"#).await;
+    b.wait_for("e2e4 by drag", "document.querySelector('#board-app').dataset.ply === '1'").await;
+    assert_eq!(b.piece_on("e4").await.as_deref(), Some("white pawn"));
+    assert_eq!(b.piece_on("e2").await, None);
+
+    // A drop on a square that is not a legal destination plays nothing.
+    b.drag(r#".sq[data-square="d7"]"#, r#".sq[data-square="d4"]"#).await;
+    assert_eq!(b.ply().await, 1);
+    assert_eq!(b.piece_on("d7").await.as_deref(), Some("black pawn"));
+
+    b.type_action("e7e5").await;
+    b.wait_for("e7e5 by typing", "document.querySelector('#board-app').dataset.ply === '2'").await;
+    assert_eq!(b.piece_on("e5").await.as_deref(), Some("black pawn"));
+    assert_eq!(b.find(".cg-typed input").await.prop("value").await.expect("value").as_deref(), Some(""));
+
+    // An illegal typed action: the server's error is shown and nothing changes.
+    b.type_action("e1e3").await;
+    b.wait_for("the server's error", "document.querySelector('.cg-error').textContent.length > 0").await;
+    let error = b.text(".cg-error").await;
+    assert!(error.contains("e1e3"), "the error names the action: {error}");
+    assert_eq!(b.ply().await, 2);
+    assert_eq!(b.move_list().await, ["e2e4", "e7e5"]);
+
+    // A pawn reaches the last rank: the chooser offers the four pieces, queen first; pick the
+    // knight.
+    b.open("/local/standard#a2a4,b7b5,a4b5,a7a6,b5a6,c8b7,a6b7,b8c6").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '8'").await;
+    b.click_square("b7").await;
+    b.click_square("a8").await;
+    let choices =
+        b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
+    assert_eq!(choices, json!(["b7a8q", "b7a8r", "b7a8b", "b7a8n"]));
+    b.click(r#".cg-chooser .choice[data-action="b7a8n"]"#).await;
+    b.wait_for("the promotion", "document.querySelector('#board-app').dataset.ply === '9'").await;
+    assert_eq!(b.piece_on("a8").await.as_deref(), Some("white knight"));
+    assert_eq!(b.move_list().await.last().map(String::as_str), Some("b7a8n"));
+
+    // Undo replays one action fewer.
+    b.click(r#".cg-controls [data-control="undo"]"#).await;
+    b.wait_for("the undo", "document.querySelector('#board-app').dataset.ply === '8'").await;
+    assert_eq!(b.piece_on("b7").await.as_deref(), Some("white pawn"));
+    assert_eq!(b.piece_on("a8").await.as_deref(), Some("black rook"));
+}
+
+/// Flipping the board puts Black at the bottom; the mute switch is remembered across a reload.
+#[tokio::test]
+async fn flip_and_a_remembered_mute_switch() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/standard").await;
+    let bottom_left = "return document.querySelector('.cg-squares').children[56].dataset.square;";
+    assert_eq!(b.js(bottom_left).await, json!("a1"));
+    b.click(r#".cg-controls [data-control="flip"]"#).await;
+    assert_eq!(b.js(bottom_left).await, json!("h8"));
+    assert_eq!(b.js("return document.querySelector('.cg-player.bottom').dataset.color;").await, json!("black"));
+
+    b.click(r#".cg-controls [data-control="sound"]"#).await;
+    assert_eq!(b.js("return localStorage.getItem('chessgold.muted');").await, json!("1"));
+    b.open("/local/standard").await;
+    assert_eq!(
+        b.find(r#".cg-controls [data-control="sound"]"#)
+            .await
+            .attr("aria-pressed")
+            .await
+            .expect("attribute")
+            .as_deref(),
+        Some("true")
+    );
+}
+
+/// Chess Gold: a pawn on the seventh rank may promote at once or stay and wait ("wait" in the
+/// chooser, `a7a8`); the waiting pawn is marked and is promoted later in place (`a8=Q`, 1 gold).
+#[tokio::test]
+async fn gold_pawn_waits_on_the_last_rank_and_promotes_in_place() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/gold#P@a2,e8d8,a2a4,d8e8,a4a5,e8d8,a5a6,d8e8,a6a7,e8d8").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '10'").await;
+    b.click_square("a7").await;
+    b.click_square("a8").await;
+    let choices = b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
+    assert_eq!(choices, json!(["a7a8q", "a7a8r", "a7a8b", "a7a8n", "a7a8"]));
+    b.click(r#".cg-chooser .choice[data-action="a7a8"]"#).await;
+    b.wait_for("the pawn to wait", "document.querySelector('#board-app').dataset.ply === '11'").await;
+    assert_eq!(b.piece_on("a8").await.as_deref(), Some("white pawn"));
+    assert!(b.find(r#".piece[data-square="a8"]"#).await.attr("class").await.expect("class").unwrap_or_default().contains("waiting"));
+
+    b.click_move("d8", "e8").await;
+    let gold_before: f64 = b.gold("white").await.parse().expect("gold is a number");
+    b.click_square("a8").await;
+    let choices = b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
+    assert_eq!(choices, json!(["a8=Q", "a8=R", "a8=B", "a8=N"]));
+    b.click(r#".cg-chooser .choice[data-action="a8=Q"]"#).await;
+    b.wait_for("the promotion in place", "document.querySelector('#board-app').dataset.ply === '13'").await;
+    assert_eq!(b.piece_on("a8").await.as_deref(), Some("white queen"));
+    let gold_after: f64 = b.gold("white").await.parse().expect("gold is a number");
+    assert_eq!(gold_after, gold_before - 1.0, "the promotion costs 1 gold");
+    assert_eq!(b.move_list().await.last().map(String::as_str), Some("a8=Q"));
+}

@@ -1,4 +1,5 @@
-//! The `chessgold` command line: engine tools (`perft`, `state`).
+//! The `chessgold` command line: engine tools (`perft`, `state`) and the service (`serve`,
+//! `migrate`, `user create`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,6 +27,33 @@ pub enum Command {
     Perft(PerftArgs),
     /// Print a position's state as one JSON object.
     State(PositionArgs),
+    /// Run the web service (settings: config/, CHESSGOLD__SECTION__KEY, DATABASE_URL).
+    Serve,
+    /// Apply the pending database migrations.
+    Migrate,
+    /// Manage accounts.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+/// `chessgold user ...`.
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an account.
+    Create(CreateUserArgs),
+}
+
+/// Arguments of `user create`.
+#[derive(Debug, Args)]
+pub struct CreateUserArgs {
+    /// The user name (2-20 of A-Z a-z 0-9 _ -).
+    pub name: String,
+    /// Read the password from standard input (required: passwords never go on the command line).
+    #[arg(long, required = true)]
+    pub password_stdin: bool,
+    /// `user` or `admin`.
+    #[arg(long, default_value = "user", value_parser = ["user", "admin"])]
+    pub role: String,
 }
 
 /// Which position to look at.
@@ -114,9 +142,10 @@ fn state(args: &PositionArgs) -> Result<(), UsageError> {
     let mut value =
         serde_json::to_value(game.snapshot()).map_err(|e| UsageError(format!("cannot encode state: {e}")))?;
     if let (Some(seed), Some(obj)) = (args.seed, value.as_object_mut())
-        && game.info().seeded {
-            obj.insert("seed".into(), seed.into());
-        }
+        && game.info().seeded
+    {
+        obj.insert("seed".into(), seed.into());
+    }
     println!("{value}");
     Ok(())
 }
@@ -139,12 +168,31 @@ pub fn run() -> ExitCode {
     let result = match &cli.command {
         Command::Perft(args) => perft(args),
         Command::State(args) => state(args),
+        Command::Serve => return service_exit(crate::operator::serve()),
+        Command::Migrate => return service_exit(crate::operator::migrate()),
+        Command::User(UserCommand::Create(args)) => return service_exit(create_user(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(UsageError(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::from(2)
+        }
+    }
+}
+
+fn create_user(args: &CreateUserArgs) -> anyhow::Result<()> {
+    let role = crate::domain::Role::parse(&args.role).map_err(|e| anyhow::anyhow!(e))?;
+    let password = crate::operator::read_password(std::io::stdin().lock())?;
+    crate::operator::create_user(&args.name, &password, role)
+}
+
+fn service_exit(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
         }
     }
 }

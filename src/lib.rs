@@ -3,4 +3,18 @@
 //! This crate is the service and the `chessgold` command; the rules live in
 //! `chessgold-engine`.
 
+pub mod api;
+pub mod auth;
+pub mod broker;
 pub mod cli;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod metrics;
+pub mod middleware;
+pub mod operator;
+pub mod pages;
+pub mod session_store;
+pub mod settings;
+pub mod startup;
+pub mod telemetry;

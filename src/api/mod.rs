@@ -1,0 +1,49 @@
+//! The JSON API.
+
+pub mod local;
+
+use actix_web::web;
+
+use crate::error::ApiError;
+
+/// Largest JSON body the API reads.
+pub const MAX_JSON_BYTES: usize = 64 * 1024;
+
+/// Registers the API routes and their JSON error handling.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/api")
+            .app_data(
+                web::JsonConfig::default().limit(MAX_JSON_BYTES).error_handler(|err, _req| json_error(&err).into()),
+            )
+            .route("/local", web::post().to(local::play))
+            .default_service(web::to(api_not_found)),
+    );
+}
+
+fn json_error(err: &actix_web::error::JsonPayloadError) -> ApiError {
+    use actix_web::error::JsonPayloadError as E;
+    match err {
+        E::OverflowKnownLength { length, limit } => ApiError::new(
+            actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the body has {length} bytes; at most {limit} are accepted"),
+        ),
+        E::Overflow { limit } => ApiError::new(
+            actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the body is larger than {limit} bytes"),
+        ),
+        E::ContentType => ApiError::new(
+            actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "bad_content_type",
+            "send the body as JSON with Content-Type: application/json",
+        ),
+        E::Deserialize(e) => ApiError::bad_request("bad_json", format!("the body is not a valid request: {e}")),
+        other => ApiError::bad_request("bad_json", format!("the body could not be read: {other}")),
+    }
+}
+
+async fn api_not_found() -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "not_found", "no such API endpoint"))
+}

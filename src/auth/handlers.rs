@@ -1,0 +1,256 @@
+//! The account pages: sign-up, log-in, log-out and password change.
+
+use actix_session::Session;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use secrecy::SecretString;
+use serde::Deserialize;
+
+use super::{CreateAccountError, create_account, csrf, current_user, log_in, log_out, password};
+use crate::db;
+use crate::domain::{NewPassword, PASSWORD_MAX, Role, USERNAME_MAX, UserName};
+use crate::error::PageError;
+use crate::pages::{LoginPage, PageCtx, PasswordPage, SignupPage, render, render_status};
+use crate::startup::{AppState, client_ip};
+
+/// Registers the account routes.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/signup", web::get().to(signup_form))
+        .route("/signup", web::post().to(signup))
+        .route("/login", web::get().to(login_form))
+        .route("/login", web::post().to(login))
+        .route("/logout", web::post().to(logout))
+        .route("/account/password", web::get().to(password_form))
+        .route("/account/password", web::post().to(change_password));
+}
+
+/// Where to go after logging in: a local path only, never another site.
+fn safe_next(next: Option<&str>) -> String {
+    match next {
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') && n.len() <= 512 => n.to_string(),
+        _ => "/".to_string(),
+    }
+}
+
+fn see_other(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header((header::LOCATION, to.to_string())).finish()
+}
+
+/// The sign-up form's fields, as sent.
+#[derive(Debug, Deserialize)]
+pub struct SignupForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    username: String,
+    #[serde(default)]
+    password: String,
+}
+
+#[tracing::instrument(skip_all)]
+async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
+    if current_user(&session).is_some() {
+        return Ok(see_other("/"));
+    }
+    render(&SignupPage::blank(PageCtx::new(&session)?))
+}
+
+#[tracing::instrument(skip_all)]
+async fn signup(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    form: web::Form<SignupForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let name = UserName::parse(&form.username);
+    state.limiters.signup(client_ip(&req, state.trust_forwarded_for), name.as_ref().ok().map(UserName::as_str))?;
+    let password = NewPassword::parse(&form.password);
+    let mut page = SignupPage::blank(PageCtx::new(&session)?);
+    page.username = form.username.chars().take(USERNAME_MAX * 4).collect();
+    let (name, password) = match (name, password) {
+        (Ok(n), Ok(p)) => (n, p),
+        (n, p) => {
+            page.username_error = n.err();
+            page.password_error = p.err();
+            return render_status(&page, actix_web::http::StatusCode::UNPROCESSABLE_ENTITY);
+        }
+    };
+    match create_account(&state.pool, &name, &password, Role::User).await {
+        Ok(id) => {
+            tracing::info!(user.id = %id, "account created");
+            log_in(&session, id, name.as_str())?;
+            Ok(see_other("/"))
+        }
+        Err(CreateAccountError::NameTaken(_)) => {
+            page.username_error = Some("This name is taken (names are unique ignoring letter case).".into());
+            render_status(&page, actix_web::http::StatusCode::UNPROCESSABLE_ENTITY)
+        }
+        Err(CreateAccountError::Other(e)) => Err(PageError::Internal(e)),
+    }
+}
+
+/// `?next=` of the log-in page.
+#[derive(Debug, Deserialize)]
+pub struct NextQuery {
+    next: Option<String>,
+}
+
+#[tracing::instrument(skip_all)]
+async fn login_form(session: Session, query: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+    if current_user(&session).is_some() {
+        return Ok(see_other(&safe_next(query.next.as_deref())));
+    }
+    let mut page = LoginPage::blank(PageCtx::new(&session)?);
+    page.next = safe_next(query.next.as_deref());
+    render(&page)
+}
+
+/// The log-in form's fields, as sent.
+#[derive(Debug, Deserialize)]
+pub struct LoginForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    username: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    next: Option<String>,
+}
+
+#[tracing::instrument(skip_all)]
+async fn login(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    form: web::Form<LoginForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let mut page = LoginPage::blank(PageCtx::new(&session)?);
+    page.next = safe_next(form.next.as_deref());
+    page.username = form.username.chars().take(USERNAME_MAX * 4).collect();
+    let name = form.username.trim();
+    if name.is_empty() {
+        page.username_error = Some("Enter your user name.".into());
+    }
+    if form.password.is_empty() {
+        page.password_error = Some("Enter your password.".into());
+    }
+    if name.chars().count() > USERNAME_MAX {
+        page.username_error = Some(format!("A name has at most {USERNAME_MAX} characters."));
+    }
+    if form.password.chars().count() > PASSWORD_MAX {
+        page.password_error = Some(format!("A password has at most {PASSWORD_MAX} characters."));
+    }
+    if page.username_error.is_some() || page.password_error.is_some() {
+        return render_status(&page, actix_web::http::StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    state.limiters.login(client_ip(&req, state.trust_forwarded_for), name)?;
+    let user = db::users::find_by_name(&state.pool, name).await?;
+    let stored = user.as_ref().map(|u| u.password_hash.clone());
+    let ok = password::verify(SecretString::from(form.password.clone()), stored).await?;
+    match user {
+        Some(user) if ok => {
+            tracing::info!(user.id = %user.id, "logged in");
+            log_in(&session, user.id, &user.username)?;
+            Ok(see_other(&page.next))
+        }
+        _ => {
+            page.form_error = Some("Wrong user name or password.".into());
+            render_status(&page, actix_web::http::StatusCode::UNAUTHORIZED)
+        }
+    }
+}
+
+/// A form with only the CSRF token.
+#[derive(Debug, Deserialize)]
+pub struct TokenForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+#[tracing::instrument(skip_all)]
+async fn logout(session: Session, form: web::Form<TokenForm>) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    log_out(&session);
+    Ok(see_other("/"))
+}
+
+#[tracing::instrument(skip_all)]
+async fn password_form(session: Session) -> Result<HttpResponse, PageError> {
+    if current_user(&session).is_none() {
+        return Ok(see_other("/login?next=/account/password"));
+    }
+    render(&PasswordPage::blank(PageCtx::new(&session)?))
+}
+
+/// The password-change form's fields, as sent.
+#[derive(Debug, Deserialize)]
+pub struct PasswordForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    current_password: String,
+    #[serde(default)]
+    new_password: String,
+}
+
+#[tracing::instrument(skip_all)]
+async fn change_password(
+    state: web::Data<AppState>,
+    session: Session,
+    form: web::Form<PasswordForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let Some(me) = current_user(&session) else {
+        return Ok(see_other("/login?next=/account/password"));
+    };
+    let mut page = PasswordPage::blank(PageCtx::new(&session)?);
+    let new = NewPassword::parse(&form.new_password);
+    if form.current_password.is_empty() {
+        page.current_error = Some("Enter your current password.".into());
+    } else if form.current_password.chars().count() > PASSWORD_MAX {
+        page.current_error = Some("This is not your current password.".into());
+    }
+    if let Err(e) = &new {
+        page.new_error = Some(e.clone());
+    }
+    if page.current_error.is_some() || page.new_error.is_some() {
+        return render_status(&page, actix_web::http::StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    let Some(user) = db::users::find_by_id(&state.pool, me.id).await? else {
+        log_out(&session);
+        return Ok(see_other("/login"));
+    };
+    let ok = password::verify(SecretString::from(form.current_password.clone()), Some(user.password_hash)).await?;
+    if !ok {
+        page.current_error = Some("This is not your current password.".into());
+        return render_status(&page, actix_web::http::StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    let Ok(new) = new else {
+        return render_status(&page, actix_web::http::StatusCode::UNPROCESSABLE_ENTITY);
+    };
+    let hash = password::hash(new.secret().clone()).await?;
+    db::users::set_password_hash(&state.pool, user.id, &hash).await?;
+    tracing::info!(user.id = %user.id, "password changed");
+    // A new session key, as at log-in.
+    log_in(&session, user.id, &user.username)?;
+    let mut done = PasswordPage::blank(PageCtx::new(&session)?);
+    done.done = true;
+    render(&done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_next;
+
+    #[test]
+    fn next_is_a_local_path() {
+        assert_eq!(safe_next(Some("/variant/standard")), "/variant/standard");
+        assert_eq!(safe_next(Some("//evil.example")), "/");
+        assert_eq!(safe_next(Some("https://evil.example")), "/");
+        assert_eq!(safe_next(Some("/\\evil")), "/");
+        assert_eq!(safe_next(None), "/");
+    }
+}

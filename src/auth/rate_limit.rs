@@ -1,0 +1,111 @@
+//! Rate limits of the account forms, per client address and per account name (governor, GCRA).
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::error::PageError;
+use crate::settings::RateLimitSettings;
+
+/// The limiters of the log-in and sign-up forms.
+#[derive(Debug)]
+pub struct Limiters {
+    login_ip: DefaultKeyedRateLimiter<IpAddr>,
+    login_account: DefaultKeyedRateLimiter<String>,
+    signup_ip: DefaultKeyedRateLimiter<IpAddr>,
+    signup_account: DefaultKeyedRateLimiter<String>,
+}
+
+fn quota(per_window: u32, window_secs: u64) -> Quota {
+    let n = NonZeroU32::new(per_window).unwrap_or(NonZeroU32::MIN);
+    let period = Duration::from_secs(window_secs.max(1)) / n.get();
+    Quota::with_period(period.max(Duration::from_millis(1))).map_or(Quota::per_second(n), |q| q.allow_burst(n))
+}
+
+fn check<K: std::hash::Hash + Eq + Clone>(limiter: &DefaultKeyedRateLimiter<K>, key: &K) -> Result<(), PageError> {
+    limiter.check_key(key).map_err(|not_until| {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        PageError::TooManyRequests { retry_after: wait.as_secs().max(1) }
+    })
+}
+
+impl Limiters {
+    /// Limiters with the configured quotas.
+    pub fn new(s: &RateLimitSettings) -> Limiters {
+        Limiters {
+            login_ip: RateLimiter::keyed(quota(s.login_per_ip, s.window_secs)),
+            login_account: RateLimiter::keyed(quota(s.login_per_account, s.window_secs)),
+            signup_ip: RateLimiter::keyed(quota(s.signup_per_ip, s.window_secs)),
+            signup_account: RateLimiter::keyed(quota(s.signup_per_account, s.window_secs)),
+        }
+    }
+
+    /// Counts a log-in attempt.
+    ///
+    /// # Errors
+    /// [`PageError::TooManyRequests`] when the address or the account has used its quota.
+    pub fn login(&self, ip: IpAddr, account: &str) -> Result<(), PageError> {
+        check(&self.login_ip, &ip)?;
+        check(&self.login_account, &account.to_lowercase())
+    }
+
+    /// Counts a sign-up attempt; `account` is the requested name when it is a valid one.
+    ///
+    /// # Errors
+    /// [`PageError::TooManyRequests`] when the address or the name has used its quota.
+    pub fn signup(&self, ip: IpAddr, account: Option<&str>) -> Result<(), PageError> {
+        check(&self.signup_ip, &ip)?;
+        match account {
+            Some(name) => check(&self.signup_account, &name.to_lowercase()),
+            None => Ok(()),
+        }
+    }
+
+    /// Forgets keys whose quota is full again (called periodically to bound memory).
+    pub fn prune(&self) {
+        self.login_ip.retain_recent();
+        self.login_account.retain_recent();
+        self.signup_ip.retain_recent();
+        self.signup_account.retain_recent();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+
+    fn settings() -> RateLimitSettings {
+        RateLimitSettings {
+            window_secs: 60,
+            login_per_ip: 3,
+            login_per_account: 2,
+            signup_per_ip: 2,
+            signup_per_account: 1,
+        }
+    }
+
+    #[test]
+    fn the_account_quota_is_shared_across_letter_case() {
+        let l = Limiters::new(&settings());
+        let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        assert!(l.login(ip, "Alice").is_ok());
+        assert!(l.login(ip, "alice").is_ok());
+        assert!(matches!(l.login(ip, "ALICE"), Err(PageError::TooManyRequests { retry_after }) if retry_after >= 1));
+    }
+
+    #[test]
+    fn the_address_quota_covers_every_account() {
+        let l = Limiters::new(&settings());
+        let ip = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        for name in ["a1", "a2", "a3"] {
+            assert!(l.login(ip, name).is_ok());
+        }
+        assert!(l.login(ip, "a4").is_err());
+        assert!(l.login(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), "a4").is_ok());
+    }
+}

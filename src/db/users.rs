@@ -1,0 +1,108 @@
+//! The `users` table.
+
+use anyhow::Context;
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+use crate::domain::{Role, UserName};
+
+/// A stored account.
+#[derive(Debug, Clone)]
+pub struct UserRow {
+    /// Key.
+    pub id: Uuid,
+    /// Name as typed at sign-up.
+    pub username: String,
+    /// Argon2id PHC string.
+    pub password_hash: String,
+    /// `user` or `admin`.
+    pub role: String,
+}
+
+/// Why an insert failed.
+#[derive(Debug, thiserror::Error)]
+pub enum InsertUserError {
+    /// The name is taken, in any letter case.
+    #[error("the name is taken")]
+    NameTaken,
+    /// Anything else.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// Stores a new account and returns its id.
+///
+/// # Errors
+/// [`InsertUserError::NameTaken`] when the name exists in any case; other database failures.
+#[tracing::instrument(skip(db, password_hash), fields(user.name = %name))]
+pub async fn insert(
+    db: impl PgExecutor<'_>,
+    name: &UserName,
+    password_hash: &str,
+    role: Role,
+) -> Result<Uuid, InsertUserError> {
+    let id = Uuid::now_v7();
+    let result = sqlx::query!(
+        "INSERT INTO users (id, username, password_hash, role) VALUES ($1, $2, $3, $4)",
+        id,
+        name.as_str(),
+        password_hash,
+        role.as_str()
+    )
+    .execute(db)
+    .await;
+    match result {
+        Ok(_) => Ok(id),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(InsertUserError::NameTaken),
+        Err(e) => Err(InsertUserError::Other(anyhow::Error::new(e).context("inserting a user"))),
+    }
+}
+
+/// The account with this name, ignoring case.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn find_by_name(db: impl PgExecutor<'_>, name: &str) -> anyhow::Result<Option<UserRow>> {
+    sqlx::query_as!(
+        UserRow,
+        "SELECT id, username, password_hash, role FROM users WHERE lower(username) = lower($1)",
+        name
+    )
+    .fetch_optional(db)
+    .await
+    .context("looking up a user by name")
+}
+
+/// The account with this id.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db), fields(user.id = %id))]
+pub async fn find_by_id(db: impl PgExecutor<'_>, id: Uuid) -> anyhow::Result<Option<UserRow>> {
+    sqlx::query_as!(UserRow, "SELECT id, username, password_hash, role FROM users WHERE id = $1", id)
+        .fetch_optional(db)
+        .await
+        .context("looking up a user by id")
+}
+
+/// Replaces an account's password hash.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db, password_hash), fields(user.id = %id))]
+pub async fn set_password_hash(db: impl PgExecutor<'_>, id: Uuid, password_hash: &str) -> anyhow::Result<()> {
+    sqlx::query!("UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1", id, password_hash)
+        .execute(db)
+        .await
+        .context("updating a password")?;
+    Ok(())
+}
+
+/// Number of accounts.
+///
+/// # Errors
+/// Database failures.
+pub async fn count(db: impl PgExecutor<'_>) -> anyhow::Result<i64> {
+    sqlx::query_scalar!("SELECT count(*) AS \"n!\" FROM users").fetch_one(db).await.context("counting users")
+}

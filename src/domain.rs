@@ -1,0 +1,151 @@
+//! Checked values of the service: parse once at the edge, then trust the type.
+
+use std::fmt;
+
+use secrecy::{ExposeSecret, SecretString};
+
+/// A user name: 2 to 20 characters of `A-Za-z0-9_-`. Unique ignoring case in the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserName(String);
+
+/// Fewest characters of a user name.
+pub const USERNAME_MIN: usize = 2;
+/// Most characters of a user name.
+pub const USERNAME_MAX: usize = 20;
+/// Fewest characters of a password.
+pub const PASSWORD_MIN: usize = 8;
+/// Most characters of a password.
+pub const PASSWORD_MAX: usize = 256;
+
+impl UserName {
+    /// Checks a name as typed.
+    ///
+    /// # Errors
+    /// A sentence for the form, saying what is wrong.
+    pub fn parse(text: &str) -> Result<UserName, String> {
+        let n = text.chars().count();
+        if n < USERNAME_MIN {
+            return Err(format!("Choose a name of at least {USERNAME_MIN} characters."));
+        }
+        if n > USERNAME_MAX {
+            return Err(format!("A name has at most {USERNAME_MAX} characters (this one has {n})."));
+        }
+        if let Some(bad) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
+            let shown = if bad.is_whitespace() { "a space".to_string() } else { format!("'{bad}'") };
+            return Err(format!("Use only letters A-Z, digits, '_' and '-' (not {shown})."));
+        }
+        Ok(UserName(text.to_string()))
+    }
+
+    /// The name as typed at sign-up.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UserName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A new password that meets the length rules.
+#[derive(Debug)]
+pub struct NewPassword(SecretString);
+
+impl NewPassword {
+    /// Checks a password's length (in characters).
+    ///
+    /// # Errors
+    /// A sentence for the form.
+    pub fn parse(text: &str) -> Result<NewPassword, String> {
+        let n = text.chars().count();
+        if n < PASSWORD_MIN {
+            return Err(format!("Use at least {PASSWORD_MIN} characters."));
+        }
+        if n > PASSWORD_MAX {
+            return Err(format!("Use at most {PASSWORD_MAX} characters."));
+        }
+        Ok(NewPassword(SecretString::from(text.to_string())))
+    }
+
+    /// The password.
+    pub fn secret(&self) -> &SecretString {
+        &self.0
+    }
+
+    /// The password text.
+    pub fn expose(&self) -> &str {
+        self.0.expose_secret()
+    }
+}
+
+/// A role of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A player.
+    User,
+    /// An operator.
+    Admin,
+}
+
+impl Role {
+    /// The stored text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// Reads the stored text.
+    ///
+    /// # Errors
+    /// The unknown text.
+    pub fn parse(text: &str) -> Result<Role, String> {
+        match text {
+            "user" => Ok(Role::User),
+            "admin" => Ok(Role::Admin),
+            other => Err(format!("unknown role '{other}' (user or admin)")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_allowed_length_and_alphabet_parse() {
+        for ok in ["ab", "Magnus_Carlsen-1", "a-b_c", "ABCDEFGHIJKLMNOPQRST"] {
+            assert_eq!(UserName::parse(ok).unwrap().as_str(), ok);
+        }
+    }
+
+    #[test]
+    fn bad_names_are_refused_with_a_reason() {
+        assert!(UserName::parse("a").unwrap_err().contains("at least 2"));
+        assert!(UserName::parse(&"x".repeat(21)).unwrap_err().contains("at most 20"));
+        assert!(UserName::parse("bad name").unwrap_err().contains("a space"));
+        assert!(UserName::parse("émile").unwrap_err().contains("'é'"));
+        assert!(UserName::parse("").is_err());
+        assert!(UserName::parse("a.b").is_err());
+    }
+
+    #[test]
+    fn passwords_are_counted_in_characters() {
+        assert!(NewPassword::parse("1234567").is_err());
+        assert!(NewPassword::parse("12345678").is_ok());
+        assert!(NewPassword::parse(&"é".repeat(256)).is_ok());
+        assert!(NewPassword::parse(&"é".repeat(257)).is_err());
+    }
+
+    #[test]
+    fn roles_round_trip() {
+        for r in [Role::User, Role::Admin] {
+            assert_eq!(Role::parse(r.as_str()).unwrap(), r);
+        }
+        assert!(Role::parse("root").is_err());
+    }
+}

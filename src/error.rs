@@ -1,0 +1,158 @@
+//! Errors that know their audience: pages get the site's error page, the API gets
+//! `{"error": "..."}` with the right status.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, ContentType};
+use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
+
+use crate::pages::{ErrorPage, PageCtx};
+
+/// The failure of a page request.
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    /// No such page.
+    #[error("not found")]
+    NotFound,
+    /// The request could not be read.
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// The form's CSRF token is missing or wrong.
+    #[error("the form's security token is missing or out of date")]
+    Csrf,
+    /// The request came from another site.
+    #[error("cross-origin request refused")]
+    CrossOrigin,
+    /// The body is too large.
+    #[error("request too large")]
+    TooLarge,
+    /// Too many attempts.
+    #[error("too many attempts")]
+    TooManyRequests {
+        /// Seconds until the next attempt is allowed.
+        retry_after: u64,
+    },
+    /// A bug or an infrastructure failure; details go to the log only.
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl PageError {
+    fn title_and_message(&self) -> (&'static str, String) {
+        match self {
+            PageError::NotFound => (
+                "Page not found",
+                "There is no page at this address. It may have moved, or the link has a typo.".into(),
+            ),
+            PageError::BadRequest(what) => ("Bad request", format!("The request could not be read: {what}.")),
+            PageError::Csrf => (
+                "Form expired",
+                "This form's security token is missing or out of date (perhaps the form was open for a long time, \
+                 or cookies are blocked). Go back, reload the page and send the form again."
+                    .into(),
+            ),
+            PageError::CrossOrigin => (
+                "Request refused",
+                "This request came from another site, so it was refused. Use the forms of this site.".into(),
+            ),
+            PageError::TooLarge => ("Request too large", "The form sent more data than the site accepts.".into()),
+            PageError::TooManyRequests { retry_after } => (
+                "Too many attempts",
+                format!(
+                    "You have tried this too often in a short time. Wait {} and try again.",
+                    seconds_text(*retry_after)
+                ),
+            ),
+            PageError::Internal(_) => (
+                "Something went wrong",
+                "The server failed to answer this request. It has been logged; please try again in a moment.".into(),
+            ),
+        }
+    }
+}
+
+/// "1 second" / "N seconds".
+pub fn seconds_text(n: u64) -> String {
+    if n == 1 { "1 second".into() } else { format!("{n} seconds") }
+}
+
+impl ResponseError for PageError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            PageError::NotFound => StatusCode::NOT_FOUND,
+            PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            PageError::Csrf | PageError::CrossOrigin => StatusCode::FORBIDDEN,
+            PageError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            PageError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            PageError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let PageError::Internal(e) = self {
+            tracing::error!(error = format!("{e:#}"), "request failed");
+        }
+        let status = self.status_code();
+        let (title, message) = self.title_and_message();
+        let page = ErrorPage { ctx: PageCtx::anonymous(), status: status.as_u16(), title, message };
+        let body = page.render().unwrap_or_else(|_| format!("{} {title}: {}", status.as_u16(), page.message));
+        let mut resp = HttpResponse::build(status);
+        resp.content_type(ContentType::html());
+        if let PageError::TooManyRequests { retry_after } = self {
+            resp.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+        }
+        resp.body(body)
+    }
+}
+
+/// The failure of an API request: a status, a stable code and a sentence.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Stable snake_case code.
+    pub code: &'static str,
+    /// What is wrong, for people.
+    pub message: String,
+    /// The index of the offending action, when there is one.
+    pub index: Option<usize>,
+}
+
+impl ApiError {
+    /// An error with a status, code and message.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into(), index: None }
+    }
+
+    /// 400 with a message.
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// 422 with a message.
+    pub fn unprocessable(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+}
+
+#[derive(serde::Serialize)]
+struct ApiErrorBody<'a> {
+    error: &'a str,
+    code: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if self.status.is_server_error() {
+            tracing::error!(error = %self.message, "api request failed");
+        }
+        HttpResponse::build(self.status).json(ApiErrorBody { error: &self.message, code: self.code, index: self.index })
+    }
+}

@@ -1,0 +1,100 @@
+//! The operator commands: `serve`, `migrate`, `user create`.
+
+use std::io::Read;
+
+use anyhow::Context;
+
+use crate::auth::{CreateAccountError, create_account};
+use crate::domain::{NewPassword, Role, UserName};
+use crate::settings::Settings;
+use crate::startup::Application;
+use crate::{db, telemetry};
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+}
+
+/// `chessgold serve`: runs the web service until SIGTERM or Ctrl-C.
+///
+/// # Errors
+/// Bad settings or a failure to start.
+pub fn serve() -> anyhow::Result<()> {
+    let settings = Settings::load()?;
+    telemetry::init(&settings.log);
+    runtime()?.block_on(async move {
+        let app = Application::build(settings).await?;
+        eprintln!("Chess Gold is listening on port {}", app.port());
+        app.run_until_stopped().await.context("serving")?;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
+
+/// `chessgold migrate`: applies the pending migrations.
+///
+/// # Errors
+/// Bad settings, an unreachable database or a failed migration.
+pub fn migrate() -> anyhow::Result<()> {
+    let settings = Settings::load()?;
+    telemetry::init(&settings.log);
+    runtime()?.block_on(async move {
+        let pool = db::pool(&settings.database)?;
+        db::migrate(&pool).await?;
+        eprintln!("migrations applied");
+        Ok(())
+    })
+}
+
+/// Reads a password from standard input: all of it, without one final line ending.
+///
+/// # Errors
+/// Standard input cannot be read or is not UTF-8.
+pub fn read_password(mut input: impl Read) -> anyhow::Result<String> {
+    let mut text = String::new();
+    input.read_to_string(&mut text).context("reading the password from standard input")?;
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    Ok(text)
+}
+
+/// `chessgold user create NAME --password-stdin [--role admin]`.
+///
+/// # Errors
+/// An invalid name or password, a taken name, or a database failure.
+pub fn create_user(name: &str, password: &str, role: Role) -> anyhow::Result<()> {
+    let name = UserName::parse(name).map_err(|e| anyhow::anyhow!("invalid user name: {e}"))?;
+    let password = NewPassword::parse(password).map_err(|e| anyhow::anyhow!("invalid password: {e}"))?;
+    let settings = Settings::load()?;
+    telemetry::init(&settings.log);
+    runtime()?.block_on(async move {
+        let pool = db::pool(&settings.database)?;
+        db::migrate(&pool).await?;
+        match create_account(&pool, &name, &password, role).await {
+            Ok(id) => {
+                println!("created {} '{name}' ({id})", role.as_str());
+                Ok(())
+            }
+            Err(CreateAccountError::NameTaken(n)) => {
+                anyhow::bail!("the name '{n}' is taken (names are unique ignoring letter case)")
+            }
+            Err(CreateAccountError::Other(e)) => Err(e),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_password;
+
+    #[test]
+    fn one_line_ending_is_dropped() {
+        assert_eq!(read_password("secret pw\n".as_bytes()).unwrap(), "secret pw");
+        assert_eq!(read_password("secret pw\r\n".as_bytes()).unwrap(), "secret pw");
+        assert_eq!(read_password("secret pw".as_bytes()).unwrap(), "secret pw");
+        assert_eq!(read_password("a\n\n".as_bytes()).unwrap(), "a\n");
+    }
+}

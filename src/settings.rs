@@ -1,0 +1,195 @@
+//! Typed, layered configuration: `config/default.toml`, then `config/{CHESSGOLD_ENV}.toml`, then
+//! environment variables `CHESSGOLD__SECTION__KEY`, then `DATABASE_URL`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+/// Every setting of the service.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Settings {
+    /// The HTTP side.
+    pub application: ApplicationSettings,
+    /// PostgreSQL.
+    pub database: DatabaseSettings,
+    /// Redis (optional).
+    pub redis: RedisSettings,
+    /// Rate limits of the account forms.
+    pub rate_limit: RateLimitSettings,
+    /// Logging.
+    pub log: LogSettings,
+}
+
+/// The HTTP side.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApplicationSettings {
+    /// Address to bind.
+    pub host: String,
+    /// Port to bind; 0 picks a free one.
+    pub port: u16,
+    /// Origins besides the request's own that may send unsafe requests.
+    pub public_origins: Vec<String>,
+    /// Mark the session cookie `Secure`.
+    pub secure_cookies: bool,
+    /// Signs the session cookie; empty means a random key per start.
+    pub session_key: SecretString,
+    /// Folder of static files.
+    pub static_dir: PathBuf,
+    /// `Cache-Control: max-age` of static files.
+    pub static_max_age_secs: u32,
+    /// Grace period for running requests at shutdown.
+    pub shutdown_timeout_secs: u64,
+    /// Read the client address from `X-Forwarded-For`.
+    pub trust_forwarded_for: bool,
+    /// Cap on the actions of one local-play request.
+    pub max_local_actions: usize,
+}
+
+/// PostgreSQL.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DatabaseSettings {
+    /// Connection URL, `postgres://user@host:port/database`.
+    pub url: SecretString,
+    /// Pool size.
+    pub max_connections: u32,
+    /// How long a request waits for a pooled connection.
+    pub acquire_timeout_secs: u64,
+    /// Apply `migrations/` when the service starts.
+    pub migrate_on_start: bool,
+}
+
+impl DatabaseSettings {
+    /// How long a request waits for a connection.
+    pub fn acquire_timeout(&self) -> Duration {
+        Duration::from_secs(self.acquire_timeout_secs)
+    }
+}
+
+/// Redis.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RedisSettings {
+    /// `redis://...`; empty means no Redis.
+    pub url: SecretString,
+    /// Prefix of every key and channel.
+    pub key_prefix: String,
+}
+
+impl RedisSettings {
+    /// The URL when Redis is configured.
+    pub fn url(&self) -> Option<&str> {
+        let url = self.url.expose_secret().trim();
+        (!url.is_empty()).then_some(url)
+    }
+}
+
+/// Rate limits: attempts per window, replenished gradually.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RateLimitSettings {
+    /// Window length.
+    pub window_secs: u64,
+    /// Log-in attempts per client address.
+    pub login_per_ip: u32,
+    /// Log-in attempts per account name.
+    pub login_per_account: u32,
+    /// Sign-up attempts per client address.
+    pub signup_per_ip: u32,
+    /// Sign-up attempts per requested name.
+    pub signup_per_account: u32,
+}
+
+/// Logging.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LogSettings {
+    /// `RUST_LOG`-style filter; `RUST_LOG` itself wins when set.
+    pub filter: String,
+    /// `pretty` or `json`.
+    pub format: String,
+}
+
+/// The folder of `default.toml`: `CHESSGOLD_CONFIG_DIR`, else `./config`.
+pub fn config_dir() -> PathBuf {
+    std::env::var_os("CHESSGOLD_CONFIG_DIR").map_or_else(|| PathBuf::from("config"), PathBuf::from)
+}
+
+impl Settings {
+    /// Loads the settings from `config_dir()`, the environment named by `CHESSGOLD_ENV` and the
+    /// process environment.
+    ///
+    /// # Errors
+    /// A missing `default.toml`, a malformed file or a value of the wrong type.
+    pub fn load() -> anyhow::Result<Settings> {
+        let env = std::env::var("CHESSGOLD_ENV").ok().filter(|e| !e.is_empty());
+        Settings::load_from(&config_dir(), env.as_deref())
+    }
+
+    /// Loads `dir/default.toml`, then `dir/{env}.toml` when `env` is given, then the environment.
+    ///
+    /// # Errors
+    /// A missing `default.toml` or `{env}.toml`, a malformed file or a value of the wrong type.
+    pub fn load_from(dir: &Path, env: Option<&str>) -> anyhow::Result<Settings> {
+        let mut builder = config::Config::builder().add_source(config::File::from(dir.join("default.toml")));
+        if let Some(env) = env {
+            builder = builder.add_source(config::File::from(dir.join(format!("{env}.toml"))));
+        }
+        builder = builder.add_source(
+            config::Environment::with_prefix("CHESSGOLD")
+                .prefix_separator("__")
+                .separator("__")
+                .list_separator(",")
+                .with_list_parse_key("application.public_origins")
+                .try_parsing(true),
+        );
+        if let Ok(url) = std::env::var("DATABASE_URL")
+            && !url.is_empty()
+        {
+            builder = builder.set_override("database.url", url)?;
+        }
+        let settings: Settings = builder
+            .build()
+            .with_context(|| format!("reading the configuration in {}", dir.display()))?
+            .try_deserialize()
+            .context("the configuration has a missing or mistyped value")?;
+        settings.check()?;
+        Ok(settings)
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let key = self.application.session_key.expose_secret();
+        if !key.is_empty() && key.len() < 64 {
+            anyhow::bail!("application.session_key must have at least 64 characters (or be empty)");
+        }
+        let r = &self.rate_limit;
+        if r.window_secs == 0
+            || [r.login_per_ip, r.login_per_account, r.signup_per_ip, r.signup_per_account].contains(&0)
+        {
+            anyhow::bail!("rate_limit values must be positive");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("config")
+    }
+
+    #[test]
+    fn default_and_test_files_parse() {
+        let s = Settings::load_from(&dir(), Some("test")).unwrap();
+        assert_eq!(s.application.port, 0);
+        assert_eq!(s.application.max_local_actions, 2000);
+        let d = Settings::load_from(&dir(), None).unwrap();
+        assert_eq!(d.application.port, 8080);
+    }
+
+    #[test]
+    fn unknown_environment_file_is_an_error() {
+        assert!(Settings::load_from(&dir(), Some("no-such-env")).is_err());
+    }
+}

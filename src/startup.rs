@@ -1,0 +1,244 @@
+//! Building and running the application: `Application::build(settings)` binds the listener
+//! (port 0 picks a free one), reports the real port, and runs until stopped.
+
+use std::net::{IpAddr, Ipv4Addr, TcpListener};
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_files::Files;
+use actix_session::SessionMiddleware;
+use actix_session::config::{CookieContentSecurity, PersistentSession};
+use actix_session::storage::RedisSessionStore;
+use actix_web::cookie::{Key, SameSite};
+use actix_web::dev::Server;
+use actix_web::http::header;
+use actix_web::middleware::{DefaultHeaders, from_fn};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use anyhow::Context;
+use secrecy::ExposeSecret;
+use sqlx::PgPool;
+use tracing_actix_web::TracingLogger;
+
+use crate::auth::rate_limit::Limiters;
+use crate::broker::Broker;
+use crate::broker::memory::MemoryBroker;
+use crate::broker::redis::RedisBroker;
+use crate::error::PageError;
+use crate::metrics::Metrics;
+use crate::session_store::AnySessionStore;
+use crate::settings::Settings;
+use crate::{api, auth, db, metrics, middleware, pages};
+
+/// Name of the session cookie.
+pub const SESSION_COOKIE: &str = "cg_session";
+
+/// What every request handler can reach.
+#[derive(Debug)]
+pub struct AppState {
+    /// PostgreSQL pool.
+    pub pool: PgPool,
+    /// Publish/subscribe.
+    pub broker: Arc<dyn Broker>,
+    /// Rate limits of the account forms.
+    pub limiters: Limiters,
+    /// Prometheus metrics.
+    pub metrics: Metrics,
+    /// Read client addresses from `X-Forwarded-For`.
+    pub trust_forwarded_for: bool,
+    /// Extra origins allowed to send unsafe requests.
+    pub public_origins: Vec<String>,
+    /// Cap on local-play actions per request.
+    pub max_local_actions: usize,
+}
+
+/// The client's address: the peer, or the first `X-Forwarded-For` entry when trusted.
+pub fn client_ip(req: &HttpRequest, trust_forwarded_for: bool) -> IpAddr {
+    if trust_forwarded_for
+        && let Some(ip) = req
+            .connection_info()
+            .realip_remote_addr()
+            .and_then(|a| a.parse::<IpAddr>().ok().or_else(|| a.parse::<std::net::SocketAddr>().ok().map(|s| s.ip())))
+    {
+        return ip;
+    }
+    req.peer_addr().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip())
+}
+
+/// A bound, ready-to-run application.
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: web::Data<AppState>,
+}
+
+impl std::fmt::Debug for Application {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application").field("port", &self.port).finish_non_exhaustive()
+    }
+}
+
+impl Application {
+    /// Connects the pool (and Redis when configured), applies migrations when configured, and
+    /// binds the listener.
+    ///
+    /// # Errors
+    /// Bad settings, an unreachable database or Redis, a failed migration, a port in use.
+    pub async fn build(settings: Settings) -> anyhow::Result<Application> {
+        let pool = db::pool(&settings.database)?;
+        if settings.database.migrate_on_start {
+            db::migrate(&pool).await?;
+        }
+        let prefix = settings.redis.key_prefix.clone();
+        let (broker, store): (Arc<dyn Broker>, AnySessionStore) = match settings.redis.url() {
+            Some(url) => {
+                let broker = RedisBroker::connect(url, &prefix).await?;
+                let session_prefix = format!("{prefix}session:");
+                let store = RedisSessionStore::builder(url.to_string())
+                    .cache_keygen(move |key| format!("{session_prefix}{key}"))
+                    .build()
+                    .await
+                    .context("connecting the Redis session store")?;
+                (Arc::new(broker), AnySessionStore::Redis(store))
+            }
+            None => (Arc::new(MemoryBroker::new()), AnySessionStore::Cookie),
+        };
+        let redis_sessions = matches!(store, AnySessionStore::Redis(_));
+        let key = match settings.application.session_key.expose_secret() {
+            "" => {
+                tracing::warn!("application.session_key is empty: using a random key, sessions end at restart");
+                Key::generate()
+            }
+            text => Key::derive_from(text.as_bytes()),
+        };
+        let state = web::Data::new(AppState {
+            pool,
+            broker,
+            limiters: Limiters::new(&settings.rate_limit),
+            metrics: Metrics::new()?,
+            trust_forwarded_for: settings.application.trust_forwarded_for,
+            public_origins: settings.application.public_origins.clone(),
+            max_local_actions: settings.application.max_local_actions,
+        });
+        let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
+            .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
+        let port = listener.local_addr().context("reading the bound address")?.port();
+        let server = run(listener, state.clone(), store, key, &settings, redis_sessions)?;
+        tracing::info!(port, broker = state.broker.kind(), redis_sessions, "listening");
+        Ok(Application { port, server, state })
+    }
+
+    /// The port actually bound.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGTERM/SIGINT (graceful: running requests get the shutdown timeout), with the
+    /// housekeeping tasks beside it.
+    ///
+    /// # Errors
+    /// The server fails.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let state = self.state.clone();
+        let housekeeping = async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                state.limiters.prune();
+            }
+        };
+        tokio::select! {
+            result = self.server => result,
+            () = housekeeping => Ok(()),
+        }
+    }
+}
+
+fn run(
+    listener: TcpListener,
+    state: web::Data<AppState>,
+    store: AnySessionStore,
+    key: Key,
+    settings: &Settings,
+    redis_sessions: bool,
+) -> anyhow::Result<Server> {
+    let app_settings = settings.application.clone();
+    let static_dir = app_settings.static_dir.clone();
+    let cache = format!("public, max-age={}", app_settings.static_max_age_secs);
+    let secure = app_settings.secure_cookies;
+    let server = HttpServer::new(move || {
+        let session = SessionMiddleware::builder(store.clone(), key.clone())
+            .cookie_name(SESSION_COOKIE.to_string())
+            .cookie_http_only(true)
+            .cookie_same_site(SameSite::Lax)
+            .cookie_secure(secure)
+            .cookie_content_security(if redis_sessions {
+                CookieContentSecurity::Signed
+            } else {
+                CookieContentSecurity::Private
+            })
+            .session_lifecycle(PersistentSession::default().session_ttl(actix_web::cookie::time::Duration::days(30)))
+            .build();
+        App::new()
+            .app_data(state.clone())
+            .app_data(web::FormConfig::default().limit(16 * 1024).error_handler(|err, _req| match err {
+                actix_web::error::UrlencodedError::Overflow { .. } => PageError::TooLarge.into(),
+                other => PageError::BadRequest(other.to_string()).into(),
+            }))
+            .app_data(
+                web::QueryConfig::default().error_handler(|err, _req| PageError::BadRequest(err.to_string()).into()),
+            )
+            .wrap(from_fn(middleware::check_origin))
+            .wrap(session)
+            .wrap(from_fn(metrics::track))
+            .wrap(from_fn(middleware::request_id_header))
+            .wrap(TracingLogger::default())
+            .route("/healthz", web::get().to(healthz))
+            .route("/metrics", web::get().to(metrics::metrics))
+            .service(
+                web::scope("/static")
+                    .wrap(DefaultHeaders::new().add((header::CACHE_CONTROL, cache.clone())))
+                    .service(Files::new("", static_dir.clone()).use_etag(true).use_last_modified(true)),
+            )
+            .configure(api::routes)
+            .configure(auth::handlers::routes)
+            .configure(pages::routes)
+            .default_service(web::to(not_found))
+    })
+    .listen(listener)
+    .context("starting the HTTP server")?
+    .shutdown_timeout(app_settings.shutdown_timeout_secs)
+    .run();
+    Ok(server)
+}
+
+#[derive(serde::Serialize)]
+struct Health {
+    status: &'static str,
+    database: &'static str,
+    broker: &'static str,
+    broker_kind: &'static str,
+}
+
+/// `GET /healthz`: 200 when the database (and Redis, when used) answer, else 503.
+async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+    let db_ok = match tokio::time::timeout(Duration::from_secs(3), db::ping(&state.pool)).await {
+        Ok(Ok(())) => true,
+        Ok(Err(e)) => {
+            tracing::warn!(error = format!("{e:#}"), "health check: database down");
+            false
+        }
+        Err(_) => false,
+    };
+    let broker_ok = matches!(tokio::time::timeout(Duration::from_secs(3), state.broker.ping()).await, Ok(Ok(())));
+    let body = Health {
+        status: if db_ok && broker_ok { "ok" } else { "unavailable" },
+        database: if db_ok { "ok" } else { "down" },
+        broker: if broker_ok { "ok" } else { "down" },
+        broker_kind: state.broker.kind(),
+    };
+    if db_ok && broker_ok { HttpResponse::Ok().json(body) } else { HttpResponse::ServiceUnavailable().json(body) }
+}
+
+async fn not_found() -> Result<HttpResponse, PageError> {
+    Err(PageError::NotFound)
+}

@@ -1,0 +1,108 @@
+//! The operator commands run as a real process: `user create`, `migrate`, `serve`.
+#![expect(clippy::expect_used, clippy::unwrap_used, reason = "test support code: a failed setup step should fail the test loudly")]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::helpers::{binary, create_database, root, spawn_app};
+
+fn chessgold(db_url: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    let mut child = Command::new(binary())
+        .args(args)
+        .current_dir(root())
+        .env("CHESSGOLD_ENV", "test")
+        .env("DATABASE_URL", db_url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chessgold starts");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test]
+async fn user_create_makes_an_admin_who_can_log_in() {
+    let app = spawn_app().await;
+    let out =
+        chessgold(&app.db_url, &["user", "create", "Operator", "--password-stdin", "--role", "admin"], "s3cret-pass\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("created admin 'Operator'"));
+    let row = chessgold::db::users::find_by_name(&app.db_pool, "operator").await.unwrap().unwrap();
+    assert_eq!(row.role, "admin");
+    assert_eq!(app.post_login("Operator", "s3cret-pass").await.status().as_u16(), 303);
+}
+
+#[tokio::test]
+async fn user_create_refuses_bad_input_and_taken_names() {
+    let app = spawn_app().await;
+    let out = chessgold(&app.db_url, &["user", "create", "x", "--password-stdin"], "s3cret-pass\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid user name"));
+    let out = chessgold(&app.db_url, &["user", "create", "shorty", "--password-stdin"], "short\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid password"));
+    assert_eq!(app.user_count().await, 0);
+    let out = chessgold(&app.db_url, &["user", "create", "Taken", "--password-stdin"], "password1\n");
+    assert!(out.status.success());
+    let out = chessgold(&app.db_url, &["user", "create", "TAKEN", "--password-stdin"], "password1\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is taken"));
+    let row = chessgold::db::users::find_by_name(&app.db_pool, "taken").await.unwrap().unwrap();
+    assert_eq!(row.role, "user");
+    assert_eq!(app.user_count().await, 1);
+    // The password never goes on the command line.
+    let out = chessgold(&app.db_url, &["user", "create", "nopass"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[tokio::test]
+async fn migrate_creates_the_schema() {
+    let db_url = create_database().await;
+    let out = chessgold(&db_url, &["migrate"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pool = sqlx::PgPool::connect(&db_url).await.unwrap();
+    assert_eq!(chessgold::db::users::count(&pool).await.unwrap(), 0);
+    // Running it again is harmless.
+    assert!(chessgold(&db_url, &["migrate"], "").status.success());
+}
+
+#[tokio::test]
+async fn serve_answers_and_stops_gracefully_on_sigterm() {
+    let db_url = create_database().await;
+    let mut child = Command::new(binary())
+        .arg("serve")
+        .current_dir(root())
+        .env("CHESSGOLD_ENV", "test")
+        .env("DATABASE_URL", &db_url)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chessgold serve starts");
+    let stderr = child.stderr.take().unwrap();
+    let port = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            if let Some(p) = line.strip_prefix("Chess Gold is listening on port ") {
+                return p.trim().parse::<u16>().unwrap();
+            }
+        }
+        panic!("serve never reported its port");
+    })
+    .await
+    .unwrap();
+    let health = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await.unwrap();
+    assert_eq!(health.status().as_u16(), 200);
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let started = Instant::now();
+    loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            assert!(exit.success(), "serve exited with {exit}");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "serve did not stop after SIGTERM");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

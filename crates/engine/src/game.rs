@@ -33,6 +33,7 @@ pub struct Game<V: Variant> {
     actions: Vec<Move>,
     legal: MoveList,
     outcome: Option<Outcome>,
+    seed: Option<u64>,
 }
 
 impl<V: Variant> Default for Game<V> {
@@ -49,6 +50,15 @@ impl<V: Variant> Game<V> {
 
     /// A game starting from `pos`.
     pub fn from_position(pos: Position<V>) -> Game<V> {
+        Game::from_position_seeded(pos, None)
+    }
+
+    /// A game starting from `pos` whose random events (if the variant has any) come from `seed`.
+    pub fn from_position_seeded(mut pos: Position<V>, seed: Option<u64>) -> Game<V> {
+        let seed = V::SEEDED.then(|| seed.unwrap_or(0));
+        if let Some(s) = seed {
+            V::set_seed(&mut pos, s);
+        }
         let mut game = Game {
             start: pos.clone(),
             pos,
@@ -56,9 +66,15 @@ impl<V: Variant> Game<V> {
             actions: Vec::new(),
             legal: Vec::new(),
             outcome: None,
+            seed,
         };
         game.refresh();
         game
+    }
+
+    /// The seed of a variant with random events.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
     }
 
     /// The current position.

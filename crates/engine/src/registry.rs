@@ -108,6 +108,10 @@ pub trait AnyGame: Send + Sync + fmt::Debug {
     fn snapshot(&self) -> Snapshot;
     /// A copy of the game.
     fn boxed_clone(&self) -> Box<dyn AnyGame>;
+    /// The typed game, for code generic over variants (bots): downcast to `Game<V>`.
+    fn as_any(&self) -> &dyn core::any::Any;
+    /// The seed of a variant with random events, if the game has one.
+    fn seed(&self) -> Option<u64>;
 }
 
 impl Clone for Box<dyn AnyGame> {
@@ -209,6 +213,14 @@ impl<V: Variant> AnyGame for Game<V> {
     fn boxed_clone(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
     }
+
+    fn as_any(&self) -> &dyn core::any::Any {
+        self
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Game::seed(self)
+    }
 }
 
 /// A registered variant: its description and constructors.
@@ -231,8 +243,8 @@ pub struct VariantInfo {
     pub pieces: &'static [PieceDef],
     /// The start position's text.
     pub start_fen: &'static str,
-    new_game: fn() -> Box<dyn AnyGame>,
-    from_fen: fn(&str) -> Result<Box<dyn AnyGame>, PositionError>,
+    new_game: fn(Option<u64>) -> Box<dyn AnyGame>,
+    from_fen: fn(&str, Option<u64>) -> Result<Box<dyn AnyGame>, PositionError>,
 }
 
 impl fmt::Debug for VariantInfo {
@@ -242,9 +254,14 @@ impl fmt::Debug for VariantInfo {
 }
 
 impl VariantInfo {
-    /// A new game from the start position.
+    /// A new game from the start position (seed 0 for variants with random events).
     pub fn new_game(&self) -> Box<dyn AnyGame> {
-        (self.new_game)()
+        (self.new_game)(None)
+    }
+
+    /// A new game whose random events (if the variant has any) come from `seed`.
+    pub fn new_seeded_game(&self, seed: u64) -> Box<dyn AnyGame> {
+        (self.new_game)(Some(seed))
     }
 
     /// A game from a position text.
@@ -252,16 +269,24 @@ impl VariantInfo {
     /// # Errors
     /// A [`PositionError`] naming what is wrong with the text.
     pub fn game_from_fen(&self, fen: &str) -> Result<Box<dyn AnyGame>, PositionError> {
-        (self.from_fen)(fen)
+        (self.from_fen)(fen, None)
+    }
+
+    /// A game from a position text, continuing the random events of `seed`.
+    ///
+    /// # Errors
+    /// A [`PositionError`] naming what is wrong with the text.
+    pub fn seeded_game_from_fen(&self, fen: &str, seed: u64) -> Result<Box<dyn AnyGame>, PositionError> {
+        (self.from_fen)(fen, Some(seed))
     }
 }
 
-fn new_game_of<V: Variant>() -> Box<dyn AnyGame> {
-    Box::new(Game::<V>::new())
+fn new_game_of<V: Variant>(seed: Option<u64>) -> Box<dyn AnyGame> {
+    Box::new(Game::<V>::from_position_seeded(Position::<V>::start(), seed))
 }
 
-fn from_fen_of<V: Variant>(fen: &str) -> Result<Box<dyn AnyGame>, PositionError> {
-    Ok(Box::new(Game::<V>::from_position(Position::<V>::from_fen(fen)?)))
+fn from_fen_of<V: Variant>(fen: &str, seed: Option<u64>) -> Result<Box<dyn AnyGame>, PositionError> {
+    Ok(Box::new(Game::<V>::from_position_seeded(Position::<V>::from_fen(fen)?, seed)))
 }
 
 const fn make_info<V: Variant>() -> VariantInfo {

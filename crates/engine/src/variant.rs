@@ -229,6 +229,9 @@ pub trait Variant: 'static + Sized + Copy + Debug + Default + Send + Sync + Part
         false
     }
 
+    /// Gives a position of a seeded variant its seed (kept in memory, never in position text).
+    fn set_seed(_pos: &mut Position<Self>, _seed: u64) {}
+
     /// Whether the variant has placement actions (`N@c3`).
     fn has_placements() -> bool {
         false

@@ -244,8 +244,11 @@ pub struct VariantInfo {
     /// The start position's text.
     pub start_fen: &'static str,
     new_game: fn(Option<u64>) -> Box<dyn AnyGame>,
-    from_fen: fn(&str, Option<u64>) -> Result<Box<dyn AnyGame>, PositionError>,
+    from_fen: FromFen,
 }
+
+/// Builds a game of one variant from a position text and an optional seed.
+type FromFen = fn(&str, Option<u64>) -> Result<Box<dyn AnyGame>, PositionError>;
 
 impl fmt::Debug for VariantInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -104,12 +104,18 @@ pub struct HomePage {
     pub variants: Vec<VariantCard>,
     /// Variants of the rule books not yet playable: (name, tagline).
     pub coming: Vec<(&'static str, &'static str)>,
+    /// The hero picture: a Chess Gold game in progress.
+    pub hero: String,
 }
+
+/// A Chess Gold middlegame for the home page: armies bought and placed on both sides.
+const HERO_BOARD: &str = "r3k3/ppq2p2/2n1b3/8/4P3/2N2N2/PP1B4/3QK2R";
 
 #[tracing::instrument(skip_all)]
 async fn home(session: Session) -> Result<HttpResponse, PageError> {
     let coming = rules::BOOKS.iter().filter(|b| variant(b.id).is_none()).map(|b| (b.name, b.tagline)).collect();
-    render(&HomePage { ctx: PageCtx::new(&session)?, variants: variants().iter().map(card).collect(), coming })
+    let hero = diagram::svg(&diagram::Diagram::new(HERO_BOARD, "A Chess Gold game in progress").arrows("c3d5"));
+    render(&HomePage { ctx: PageCtx::new(&session)?, variants: variants().iter().map(card).collect(), coming, hero })
 }
 
 /// A variant's rules page.

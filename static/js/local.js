@@ -28,7 +28,7 @@ export class LocalGame {
       controls: [
         { id: "flip", label: `${ICONS.flip}<span class="label">Flip</span>`, title: "Flip the board", key: "f", run: () => this.view.flip() },
         { id: "undo", label: `${ICONS.undo}<span class="label">Undo</span>`, title: "Take back the last action", key: "u", run: () => this.undo() },
-        { id: "new", label: `${ICONS.plus}<span class="label">New game</span>`, title: "Start a new game", run: () => this.newGame(), onBanner: "New game" },
+        { id: "new", label: `${ICONS.plus}<span class="label">New</span>`, title: "Start a new game", run: () => this.newGame(), onBanner: "New game" },
         { id: "sound", label: sounds.muted ? SOUND_OFF : SOUND_ON, title: "Sound on or off", key: "m", run: () => this.toggleSound() },
       ],
     });

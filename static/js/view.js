@@ -91,6 +91,19 @@ export class GameView {
     }
 
     document.addEventListener("keydown", (e) => this.keydown(e));
+    // The board fits the window below whatever the page puts above it.
+    const measure = () => root.style.setProperty("--cg-offset", `${Math.max(0, root.getBoundingClientRect().top + window.scrollY)}px`);
+    measure();
+    window.addEventListener("resize", measure);
+    // The side panel is as tall as the board column (the move list takes what is left).
+    const main = this.q(".cg-main");
+    if (window.ResizeObserver) {
+      new ResizeObserver(() => {
+        root.style.setProperty("--cg-main-h", `${main.offsetHeight}px`);
+        const wrap = this.q(".cg-moves-wrap");
+        wrap.scrollTop = wrap.scrollHeight;
+      }).observe(main);
+    }
     this.drawPlayers();
   }
 
@@ -251,6 +264,9 @@ export class GameView {
     }
     const wrap = this.q(".cg-moves-wrap");
     wrap.scrollTop = wrap.scrollHeight;
+    requestAnimationFrame(() => {
+      wrap.scrollTop = wrap.scrollHeight;
+    });
   }
 
   drawExtras(previous) {

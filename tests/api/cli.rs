@@ -1,5 +1,9 @@
 //! The operator commands run as a real process: `user create`, `migrate`, `serve`.
-#![expect(clippy::expect_used, clippy::unwrap_used, reason = "test support code: a failed setup step should fail the test loudly")]
+#![expect(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    reason = "test support code: a failed setup step should fail the test loudly"
+)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};

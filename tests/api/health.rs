@@ -32,6 +32,22 @@ async fn healthz_is_503_when_the_database_is_gone() {
 }
 
 #[tokio::test]
+async fn an_infrastructure_failure_is_a_readable_500_page() {
+    let missing = crate::helpers::server_options().database("cgtest_never_created").to_url_lossy().to_string();
+    let broken = spawn_app_with(|s| {
+        s.database.migrate_on_start = false;
+        s.database.acquire_timeout_secs = 1;
+        s.database.url = secrecy::SecretString::from(missing);
+    })
+    .await;
+    let resp = broken.post_login("someone", "password1").await;
+    assert_eq!(resp.status().as_u16(), 500);
+    let html = resp.text().await.unwrap();
+    assert!(html.contains("Something went wrong") && html.contains(r#"href="/""#), "{html}");
+    assert!(!html.contains("cgtest_never_created"), "no internals leak to the page");
+}
+
+#[tokio::test]
 async fn metrics_count_requests_by_route() {
     let app = spawn_app().await;
     app.get("/").await;

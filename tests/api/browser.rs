@@ -4,6 +4,10 @@
 //! browser fails these tests, it never skips them.
 //!
 //! `CHESSGOLD_CHROMIUM` and `CHESSGOLD_CHROMEDRIVER` override the binaries' paths.
+#![expect(
+    clippy::expect_used,
+    reason = "browser test support code: a failed WebDriver step should fail the test loudly"
+)]
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -434,17 +438,27 @@ async fn gold_pawn_waits_on_the_last_rank_and_promotes_in_place() {
     b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '10'").await;
     b.click_square("a7").await;
     b.click_square("a8").await;
-    let choices = b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
+    let choices =
+        b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
     assert_eq!(choices, json!(["a7a8q", "a7a8r", "a7a8b", "a7a8n", "a7a8"]));
     b.click(r#".cg-chooser .choice[data-action="a7a8"]"#).await;
     b.wait_for("the pawn to wait", "document.querySelector('#board-app').dataset.ply === '11'").await;
     assert_eq!(b.piece_on("a8").await.as_deref(), Some("white pawn"));
-    assert!(b.find(r#".piece[data-square="a8"]"#).await.attr("class").await.expect("class").unwrap_or_default().contains("waiting"));
+    assert!(
+        b.find(r#".piece[data-square="a8"]"#)
+            .await
+            .attr("class")
+            .await
+            .expect("class")
+            .unwrap_or_default()
+            .contains("waiting")
+    );
 
     b.click_move("d8", "e8").await;
     let gold_before: f64 = b.gold("white").await.parse().expect("gold is a number");
     b.click_square("a8").await;
-    let choices = b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
+    let choices =
+        b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
     assert_eq!(choices, json!(["a8=Q", "a8=R", "a8=B", "a8=N"]));
     b.click(r#".cg-chooser .choice[data-action="a8=Q"]"#).await;
     b.wait_for("the promotion in place", "document.querySelector('#board-app').dataset.ply === '13'").await;

@@ -1,4 +1,5 @@
 mod accounts;
+mod browser;
 mod cli;
 mod health;
 mod helpers;

@@ -1,0 +1,27 @@
+//! From a variant id to the typed code: the one place that lists the variants the bot plays.
+
+use chessgold_engine::Variant;
+use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::standard::Standard;
+
+use crate::eval::BotVariant;
+
+/// Code generic over the variant, run by [`dispatch`] for a variant id.
+pub trait WithVariant {
+    /// What the code returns.
+    type Output;
+    /// Runs the code for variant `V`.
+    fn run<V: BotVariant>(self) -> Self::Output;
+}
+
+/// Runs `f` for the variant `id`; `None` if the bot does not know the variant.
+pub fn dispatch<F: WithVariant>(id: &str, f: F) -> Option<F::Output> {
+    match id {
+        _ if id == Standard::ID => Some(f.run::<Standard>()),
+        _ if id == ChessGold::ID => Some(f.run::<ChessGold>()),
+        _ if id == Sandbox::ID => Some(f.run::<Sandbox>()),
+        _ if id == Conqueror::ID => Some(f.run::<Conqueror>()),
+        _ if id == ConquerorGold::ID => Some(f.run::<ConquerorGold>()),
+        _ => None,
+    }
+}

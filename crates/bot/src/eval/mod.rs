@@ -1,0 +1,116 @@
+//! Static evaluation, one evaluator per variant family.
+//!
+//! The search knows a variant only through [`BotVariant`]: which [`Evaluator`] judges its
+//! positions, and how a position without legal actions ends. A new variant (lootbox, electrum,
+//! class-warfare, grunt, chessception) implements [`BotVariant`] here, usually by wrapping
+//! [`ChessEval`] with its own terms as [`GoldEval`] does, and adds one line to the dispatch in
+//! [`crate::dispatch`]; the search is not touched.
+
+mod chess;
+mod gold;
+
+pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
+pub use gold::GoldEval;
+
+use core::fmt::Debug;
+
+use chessgold_engine::action::MoveKind;
+use chessgold_engine::pieces::Role;
+use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::standard::Standard;
+use chessgold_engine::{Move, Position, Variant};
+
+/// A score above this (in absolute value) announces a forced mate.
+pub const MATE_BOUND: i32 = 31_000;
+/// The score of being mated now (negated: mating now).
+pub const MATE: i32 = 32_000;
+
+/// Judges positions of variant `V` for the search. Scores are centipawns from the point of
+/// view of the side to move.
+pub trait Evaluator<V: Variant>: Debug + Send + Sync {
+    /// The static score of `pos` for the side to move.
+    fn evaluate(&self, pos: &Position<V>) -> i32;
+
+    /// The rough worth of a piece of `role`, for move ordering and pruning.
+    fn role_value(&self, role: Role) -> i32;
+
+    /// What the action wins at once in material (captures, promotions), for ordering and for
+    /// pruning hopeless captures in the quiescence search.
+    fn material_gain(&self, pos: &Position<V>, mv: Move) -> i32 {
+        let mut gain = 0;
+        let victim = match mv.kind {
+            MoveKind::EnPassant => (V::PAWN < V::PIECES.len()).then_some(Role(V::PAWN as u8)),
+            MoveKind::Normal | MoveKind::Promotion => pos.board().role_at(mv.to),
+            _ => None,
+        };
+        if let Some(v) = victim {
+            // A conversion takes the piece from the opponent and gives it to the capturer.
+            gain += self.role_value(v) * if V::CONVERSION { 2 } else { 1 };
+        }
+        if matches!(mv.kind, MoveKind::Promotion | MoveKind::PromoteInPlace) && V::PAWN < V::PIECES.len() {
+            gain += self.role_value(mv.role) - self.role_value(Role(V::PAWN as u8));
+        }
+        gain
+    }
+
+    /// Whether the quiescence search looks at the action: captures and promotions by
+    /// default. Placements are quiet: they only spend a turn.
+    fn is_noisy(&self, pos: &Position<V>, mv: Move) -> bool {
+        match mv.kind {
+            MoveKind::EnPassant | MoveKind::Promotion | MoveKind::PromoteInPlace => true,
+            MoveKind::Normal => pos.board().piece_at(mv.to).is_some_and(|p| p.color != pos.turn()),
+            _ => false,
+        }
+    }
+}
+
+/// A variant the bot can play: its evaluator and its end rules as the search sees them.
+pub trait BotVariant: Variant {
+    /// The variant's evaluator.
+    type Eval: Evaluator<Self>;
+
+    /// A fresh evaluator.
+    fn evaluator() -> Self::Eval;
+
+    /// The score (for the side to move, before mate-distance adjustment) of a position in
+    /// which the side to move has no legal action and no variant rule has ended the game:
+    /// checkmate (`-MATE`) or stalemate (0) by default.
+    fn no_move_score(pos: &Position<Self>) -> i32 {
+        if pos.is_check() { -MATE } else { 0 }
+    }
+}
+
+impl BotVariant for Standard {
+    type Eval = ChessEval<Standard>;
+    fn evaluator() -> Self::Eval {
+        ChessEval::new()
+    }
+}
+
+impl BotVariant for Conqueror {
+    type Eval = GoldEval<Conqueror>;
+    fn evaluator() -> Self::Eval {
+        GoldEval::new()
+    }
+}
+
+impl BotVariant for ChessGold {
+    type Eval = GoldEval<ChessGold>;
+    fn evaluator() -> Self::Eval {
+        GoldEval::new()
+    }
+}
+
+impl BotVariant for ConquerorGold {
+    type Eval = GoldEval<ConquerorGold>;
+    fn evaluator() -> Self::Eval {
+        GoldEval::new()
+    }
+}
+
+impl BotVariant for Sandbox {
+    type Eval = GoldEval<Sandbox>;
+    fn evaluator() -> Self::Eval {
+        GoldEval::new()
+    }
+}

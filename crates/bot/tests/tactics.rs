@@ -1,0 +1,91 @@
+//! The bot finds forced wins: mate in one and two in every royal variant (a mate by placement
+//! in the gold modes, a conversion win in Conqueror), checked by playing out every defence.
+
+#![expect(clippy::expect_used, reason = "test fixtures fail loudly")]
+
+use chessgold_bot::{Level, Limits, analyse};
+use chessgold_engine::AnyGame;
+use chessgold_engine::registry::variant;
+
+fn game(id: &str, fen: &str) -> Box<dyn AnyGame> {
+    variant(id).expect("registered").game_from_fen(fen).unwrap_or_else(|e| panic!("{id} {fen}: {e}"))
+}
+
+/// The side to move wins by force in at most `n` of its moves: the bot announces it, and
+/// every defence against the bot's moves loses within the announced number.
+fn assert_forced_win(g: &dyn AnyGame, n: i32, trail: &str) {
+    let attacker = g.turn();
+    let a = analyse(g, Level::MAX, Limits::nodes(300_000), 1).expect("a move");
+    let mate = a.mate.unwrap_or_else(|| panic!("{trail}: no mate announced, {a:?}"));
+    assert!((1..=n).contains(&mate), "{trail}: mate in {mate}, expected at most {n}: {a:?}");
+    let mut after = g.boxed_clone();
+    after.play(&a.action).expect("the bot's move is legal");
+    let snap = after.snapshot();
+    if mate == 1 {
+        assert_eq!(snap.winner, Some(attacker.name()), "{trail} {}: {} {:?}", a.action, snap.status, snap.reason);
+        return;
+    }
+    assert_eq!(snap.status, "ongoing", "{trail} {}", a.action);
+    for reply in after.legal_actions() {
+        let mut next = after.boxed_clone();
+        next.play(&reply).expect("legal");
+        assert_forced_win(next.as_ref(), mate - 1, &format!("{trail} {} {reply}", a.action));
+    }
+}
+
+#[test]
+fn standard_mate_in_one_and_two() {
+    assert_forced_win(game("standard", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").as_ref(), 1, "back rank");
+    assert_forced_win(game("standard", "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1").as_ref(), 2, "ladder");
+    // Black to move mates too (scores are for the side to move).
+    assert_forced_win(game("standard", "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1").as_ref(), 1, "black back rank");
+}
+
+#[test]
+fn gold_mate_by_placement_in_one_and_two() {
+    // N@b3 mates: a knight's check cannot be blocked by a placement.
+    assert_forced_win(game("gold", "8/8/8/8/8/8/2K5/kB6 w - - 0 1 gold=3/3").as_ref(), 1, "knight drop");
+    // Q@a1+ then the queen mates on the eighth rank; Black's pawn blocks do not help.
+    assert_forced_win(game("gold", "k7/8/1K6/8/8/8/8/8 w - - 0 1 gold=8/0").as_ref(), 2, "queen drop");
+}
+
+#[test]
+fn conqueror_gold_mate_in_one_and_two() {
+    assert_forced_win(game("conqueror-gold", "8/8/8/8/8/8/2K5/kB6 w - - 0 1 gold=3/3 placed=-").as_ref(), 1, "drop");
+    assert_forced_win(game("conqueror-gold", "k7/8/1K6/8/8/8/8/8 w - - 0 1 gold=8/0 placed=-").as_ref(), 2, "queen");
+}
+
+#[test]
+fn conqueror_mate_and_conversion_win() {
+    assert_forced_win(game("conqueror", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").as_ref(), 1, "back rank");
+    assert_forced_win(game("conqueror", "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1").as_ref(), 2, "ladder");
+    // Taking Black's last piece converts it: an immediate win.
+    let g = game("conqueror", "4k3/8/8/8/8/8/3n4/4K3 w - - 0 1");
+    assert_forced_win(g.as_ref(), 1, "conversion");
+    let mut after = g.boxed_clone();
+    after.play("e1d2").expect("legal");
+    assert_eq!(after.snapshot().reason, Some("conversion"));
+}
+
+#[test]
+fn sandbox_mate_by_free_placement_in_one_and_two() {
+    assert_forced_win(game("sandbox", "k7/8/1K6/8/8/8/8/8 w - - 0 1").as_ref(), 1, "protected queen");
+    assert_forced_win(game("sandbox", "k7/8/8/1K6/8/8/8/8 w - - 0 1").as_ref(), 2, "two drops");
+}
+
+#[test]
+fn the_bot_uses_the_game_history_for_repetition() {
+    // Black, a queen down, repeats the start position a third time: a draw.
+    let mut g = variant("standard").expect("registered").game_from_fen("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1").expect("fen");
+    for m in ["e1d1", "e8d8", "d1e1", "d8e8", "e1d1", "e8d8", "d1e1"] {
+        g.play(m).expect("legal");
+    }
+    let a = analyse(g.as_ref(), Level::MAX, Limits::nodes(50_000), 1).expect("a move");
+    assert_eq!((a.action.as_str(), a.score), ("d8e8", 0), "{a:?}");
+    g.play(&a.action).expect("legal");
+    assert_eq!(g.snapshot().reason, Some("repetition"));
+    // Without that history the same position is simply lost.
+    let fresh = variant("standard").expect("registered").game_from_fen("3k4/8/8/8/8/8/8/Q3K3 b - - 0 1").expect("fen");
+    let a = analyse(fresh.as_ref(), Level::MAX, Limits::nodes(50_000), 1).expect("a move");
+    assert!(a.score < -500, "{a:?}");
+}

@@ -98,9 +98,11 @@ pub fn load_game(args: &PositionArgs) -> Result<Box<dyn AnyGame>, UsageError> {
     let Some(info) = variant(&args.variant) else {
         return Err(UsageError(format!("unknown variant '{}' (variants: {})", args.variant, variant_ids().join(", "))));
     };
-    let mut game = match &args.fen {
-        Some(fen) => info.game_from_fen(fen).map_err(|e| UsageError(format!("{e}")))?,
-        None => info.new_game(),
+    let mut game = match (&args.fen, args.seed) {
+        (Some(fen), Some(seed)) => info.seeded_game_from_fen(fen, seed).map_err(|e| UsageError(format!("{e}")))?,
+        (Some(fen), None) => info.game_from_fen(fen).map_err(|e| UsageError(format!("{e}")))?,
+        (None, Some(seed)) => info.new_seeded_game(seed),
+        (None, None) => info.new_game(),
     };
     for (i, action) in args.moves.split_whitespace().enumerate() {
         game.play(action).map_err(|e| UsageError(format!("action {} ('{action}') refused: {e}", i + 1)))?;

@@ -3,6 +3,8 @@
 //!
 //! `cargo bench -p chessgold-engine --bench perft`
 
+#![expect(clippy::expect_used, reason = "benchmark fixtures are constants")]
+
 use std::hint::black_box;
 
 use chessgold_engine::Position;

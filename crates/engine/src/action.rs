@@ -26,6 +26,9 @@ pub enum MoveKind {
     Place = 4,
     /// The piece on `to` becomes `role` where it stands.
     PromoteInPlace = 5,
+    /// An item is equipped onto the piece on `to` (not a turn action): the item's code is in
+    /// `aux`'s index, a crown's new role in `role`.
+    Equip = 6,
 }
 
 /// One turn action. Compact and `Copy`; its text form needs the variant (piece letters, board).
@@ -86,6 +89,12 @@ impl Move {
     #[inline(always)]
     pub const fn promote_in_place(sq: Square, role: Role) -> Move {
         Move { kind: MoveKind::PromoteInPlace, from: sq, to: sq, role, aux: Move::NO_SQUARE }
+    }
+
+    /// Equipping item `item` (a variant's item code) onto the piece on `sq`; `role` for a crown.
+    #[inline(always)]
+    pub const fn equip(item: u8, sq: Square, role: Role) -> Move {
+        Move { kind: MoveKind::Equip, from: sq, to: sq, role, aux: Square::new(item) }
     }
 
     /// Whether a piece moves on the board (not a placement or promotion in place).

@@ -21,6 +21,7 @@ pub fn move_text<V: Variant>(m: Move) -> String {
         MoveKind::Promotion => format!("{}{}{}", sq(m.from), sq(m.to), letter(m.role).to_ascii_lowercase()),
         MoveKind::Place => format!("{}@{}", letter(m.role), sq(m.to)),
         MoveKind::PromoteInPlace => format!("{}={}", sq(m.to), letter(m.role)),
+        MoveKind::Equip => V::equip_text(m),
     }
 }
 
@@ -32,6 +33,7 @@ pub struct Game<V: Variant> {
     history: Vec<u64>,
     actions: Vec<Move>,
     legal: MoveList,
+    equips: MoveList,
     outcome: Option<Outcome>,
     seed: Option<u64>,
 }
@@ -65,6 +67,7 @@ impl<V: Variant> Game<V> {
             history: Vec::new(),
             actions: Vec::new(),
             legal: Vec::new(),
+            equips: Vec::new(),
             outcome: None,
             seed,
         };
@@ -102,6 +105,18 @@ impl<V: Variant> Game<V> {
         &self.legal
     }
 
+    /// The equips available now (actions that do not end the turn; none once the game is over).
+    pub fn equips(&self) -> &[Move] {
+        &self.equips
+    }
+
+    /// The equips as sorted text.
+    pub fn equip_texts(&self) -> Vec<String> {
+        let mut texts: Vec<String> = self.equips.iter().map(|m| move_text::<V>(*m)).collect();
+        texts.sort();
+        texts
+    }
+
     /// The legal actions as sorted text.
     pub fn legal_texts(&self) -> Vec<String> {
         let mut texts: Vec<String> = self.legal.iter().map(|m| move_text::<V>(*m)).collect();
@@ -111,9 +126,12 @@ impl<V: Variant> Game<V> {
 
     fn refresh(&mut self) {
         legal_moves(&self.pos, &mut self.legal);
+        self.equips.clear();
+        V::gen_equips(&self.pos, &mut self.equips);
         self.outcome = self.judge();
         if self.outcome.is_some() {
             self.legal.clear();
+            self.equips.clear();
         }
     }
 
@@ -122,7 +140,9 @@ impl<V: Variant> Game<V> {
             return Some(o);
         }
         let turn = self.pos.turn();
-        if self.legal.is_empty() {
+        // Equips are legal only when a turn action remains after them, so a player with an
+        // equip available is neither mated nor stalemated.
+        if self.legal.is_empty() && self.equips.is_empty() {
             return Some(if self.pos.is_check() {
                 Outcome::checkmate(!turn)
             } else {
@@ -150,6 +170,15 @@ impl<V: Variant> Game<V> {
     pub fn play(&mut self, m: Move) -> Result<(), ActionError> {
         if let Some(o) = self.outcome {
             return Err(ActionError::GameOver(format!("the game is over ({})", o.reason)));
+        }
+        if m.kind == MoveKind::Equip {
+            if !self.equips.contains(&m) {
+                return Err(ActionError::Illegal(format!("{} is not legal here", move_text::<V>(m))));
+            }
+            V::apply_equip(&mut self.pos, m);
+            self.actions.push(m);
+            self.refresh();
+            return Ok(());
         }
         if !self.legal.contains(&m) {
             return Err(ActionError::Illegal(format!("{} is not legal here", move_text::<V>(m))));
@@ -183,6 +212,11 @@ impl<V: Variant> Game<V> {
         }
         if let Some(m) = find_legal::<V>(&self.legal, &syntax) {
             return Ok(m);
+        }
+        if let ActionText::Equip { .. } = syntax
+            && let Some(m) = self.equips.iter().find(|m| move_text::<V>(**m) == text)
+        {
+            return Ok(*m);
         }
         Err(explain(&self.pos, &self.legal, text, &syntax))
     }
@@ -325,6 +359,12 @@ fn explain<V: Variant>(pos: &Position<V>, legal: &[Move], text: &str, syntax: &A
                 Some(p) => illegal(V::explain_promotion(pos, p.role, *letter, sq)),
             }
         }
-        ActionText::Equip { item, .. } => illegal(format!("{} has no items ('{item}')", V::NAME)),
+        ActionText::Equip { item, square, .. } => {
+            let sq = match square_of::<V>(square) {
+                Ok(s) => s,
+                Err(e) => return e,
+            };
+            illegal(V::explain_equip(pos, item, sq))
+        }
     }
 }

@@ -111,7 +111,7 @@ fn compute_pins<V: Variant>(pos: &Position<V>, t: &GeoTables<Bb<V>>, king: Squar
     let pt = V::piece_tables();
     let us = pos.turn;
     let them = !us;
-    let occ = pos.board.occupied();
+    let occ = pos.occupied();
     let ours = pos.board.by_color(us);
     let mut snipers = Bb::<V>::ZERO;
     let mut r = 0;
@@ -149,9 +149,8 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
     let t = V::Geo::tables();
     let us = pos.turn;
     let them = !us;
-    let ours = pos.board.by_color(us);
-    let theirs = pos.board.by_color(them);
-    let occ = ours | theirs;
+    let theirs = pos.board.by_color(them) & !V::uncapturable(pos);
+    let occ = pos.occupied();
     let king = pos.king(us);
     let checkers = match king {
         Some(k) => pos.attackers(k, them, occ),
@@ -162,14 +161,15 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
         _ => Pins::none(),
     };
     let double_check = checkers.more_than_one();
+    let free = t.all & (!occ | theirs);
     let target = if !PINS || checkers.is_zero() {
-        t.all & !ours
+        free
     } else if double_check {
         Bb::<V>::ZERO
     } else {
         match (king, checkers.first()) {
             (Some(k), Some(c)) => t.between(k, c) | checkers,
-            _ => t.all & !ours,
+            _ => free,
         }
     };
 
@@ -196,8 +196,9 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
                         push_verified(pos, Move::normal(from, to), out);
                     }
                 } else {
-                    let dests =
-                        if info.symmetric { quiet & !ours } else { (quiet & !occ) | (caps & theirs) } & target & ray;
+                    let dests = if info.symmetric { quiet & (!occ | theirs) } else { (quiet & !occ) | (caps & theirs) }
+                        & target
+                        & ray;
                     for to in dests.squares() {
                         out.push(Move::normal(from, to));
                     }
@@ -227,7 +228,7 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
     if let Some(k) = king {
         let (att, _) = reach::<V>(V::KING, us, k, occ);
         let kbit = Bb::<V>::from_square(k);
-        for to in (att & !ours).squares() {
+        for to in (att & (!occ | theirs)).squares() {
             if verify && theirs.contains(to) {
                 push_verified(pos, Move::normal(k, to), out);
             } else if !PINS || pos.attackers(to, them, occ ^ kbit).is_zero() {
@@ -294,9 +295,9 @@ fn gen_pawns<V: Variant>(
     let ranks = V::Geo::RANKS as usize;
     let us = pos.turn;
     let white = us == Color::White;
-    let occ = pos.board.occupied();
+    let occ = pos.occupied();
     let empty = t.all & !occ;
-    let theirs = pos.board.by_color(!us);
+    let theirs = pos.board.by_color(!us) & !V::uncapturable(pos);
     let (last, third) = if white { (t.rank[ranks - 1], t.rank[2]) } else { (t.rank[0], t.rank[ranks - 3]) };
     let not_a = !t.file[0];
     let not_last = !t.file[files as usize - 1];
@@ -350,7 +351,7 @@ fn gen_en_passant<V: Variant>(pos: &Position<V>, ep: Square, king: Option<Square
             Some(k) if V::PIN_LEGALITY => {
                 let victim = pos.ep_victim(from, ep);
                 let vbit = Bb::<V>::from_square(victim);
-                let occ = (pos.board.occupied() ^ Bb::<V>::from_square(from) ^ vbit) | Bb::<V>::from_square(ep);
+                let occ = (pos.occupied() ^ Bb::<V>::from_square(from) ^ vbit) | Bb::<V>::from_square(ep);
                 (pos.attackers(k, !us, occ) & !vbit).is_zero()
             }
             _ => true,

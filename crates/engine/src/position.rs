@@ -322,6 +322,12 @@ impl<V: Variant> Position<V> {
         if kings.more_than_one() { None } else { kings.first() }
     }
 
+    /// Every occupied square, neutral blockers (loot boxes) included.
+    #[inline(always)]
+    pub fn occupied(&self) -> Bb<V> {
+        self.board.occupied() | V::blockers(self)
+    }
+
     /// Pieces of `by` that attack `sq`, with `occupied` as the blockers.
     #[inline(always)]
     pub fn attackers(&self, sq: Square, by: Color, occupied: Bb<V>) -> Bb<V> {
@@ -354,7 +360,7 @@ impl<V: Variant> Position<V> {
     #[inline(always)]
     pub fn checkers(&self) -> Bb<V> {
         match self.king(self.turn) {
-            Some(k) => self.attackers(k, !self.turn, self.board.occupied()),
+            Some(k) => self.attackers(k, !self.turn, self.occupied()),
             None => Bb::<V>::ZERO,
         }
     }
@@ -374,7 +380,7 @@ impl<V: Variant> Position<V> {
     }
 
     #[inline(always)]
-    fn set_ep(&mut self, ep: Option<Square>) {
+    pub(crate) fn set_ep(&mut self, ep: Option<Square>) {
         if let Some(old) = self.ep {
             self.hash ^= EP_KEYS[V::Geo::file_of(old) as usize];
         }
@@ -409,7 +415,7 @@ impl<V: Variant> Position<V> {
             if V::PIN_LEGALITY && !V::CONVERSION {
                 let Some(king) = self.king(us) else { return true };
                 let captured = self.ep_victim(from, ep);
-                let occ = (self.board.occupied() ^ Bb::<V>::from_square(from) ^ Bb::<V>::from_square(captured))
+                let occ = (self.occupied() ^ Bb::<V>::from_square(from) ^ Bb::<V>::from_square(captured))
                     | Bb::<V>::from_square(ep);
                 if (self.attackers(king, !us, occ) & !Bb::<V>::from_square(captured)).is_zero() {
                     return true;
@@ -432,23 +438,31 @@ impl<V: Variant> Position<V> {
     pub fn is_legal_by_play(&self, mv: Move) -> bool {
         let mover = self.turn;
         let mut after = self.clone();
-        after.play_unchecked(mv);
+        V::play_for_legality(&mut after, mv);
         match after.king(mover) {
-            Some(k) => after.attackers(k, !mover, after.board.occupied()).is_zero(),
+            Some(k) => after.attackers(k, !mover, after.occupied()).is_zero(),
             None => true,
         }
     }
 
     /// Plays a move known to be legal (from the generator). Playing anything else leaves an
     /// inconsistent position.
+    #[inline(always)]
     pub fn play_unchecked(&mut self, mv: Move) {
+        V::play(self, mv);
+    }
+
+    /// The board part of an action and the variant's effects ([`Variant::after_action`]),
+    /// without ending the turn. Returns the effects and, after a pawn's double step, the square
+    /// it passed.
+    pub fn apply_action(&mut self, mv: Move) -> (Effects, Option<Square>) {
         let us = self.turn;
         self.set_ep(None);
         let mut fx = Effects { mv, mover: us, role: mv.role, captured: None };
         let mut double_push = None;
         match mv.kind {
             MoveKind::Normal | MoveKind::Promotion => {
-                let Some(piece) = self.take_piece(mv.from) else { return };
+                let Some(piece) = self.take_piece(mv.from) else { return (fx, None) };
                 fx.role = piece.role;
                 let captured = self.take_piece(mv.to);
                 let role = if mv.kind == MoveKind::Promotion { mv.role } else { piece.role };
@@ -473,7 +487,7 @@ impl<V: Variant> Position<V> {
                 }
             }
             MoveKind::EnPassant => {
-                let Some(piece) = self.take_piece(mv.from) else { return };
+                let Some(piece) = self.take_piece(mv.from) else { return (fx, None) };
                 fx.role = piece.role;
                 let victim_sq = self.ep_victim(mv.from, mv.to);
                 let victim = self.take_piece(victim_sq);
@@ -510,17 +524,24 @@ impl<V: Variant> Position<V> {
                 }
                 self.put_piece(mv.to, Piece { color: us, role: mv.role });
             }
+            MoveKind::Equip => {}
         }
         V::after_action(self, &fx);
-        if V::resets_progress(&fx) {
+        (fx, double_push)
+    }
+
+    /// Ends the turn after an action: the no-progress counter, the move number, the side to
+    /// move, the next turn's start ([`Variant::start_turn`]) and a legal en passant square.
+    pub fn end_turn(&mut self, fx: &Effects, double_push: Option<Square>) {
+        if V::resets_progress(fx) {
             self.halfmoves = 0;
         } else {
             self.halfmoves = self.halfmoves.saturating_add(1);
         }
-        if us == Color::Black {
+        if fx.mover == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);
         }
-        self.turn = !us;
+        self.turn = !fx.mover;
         self.hash ^= BLACK_KEY;
         V::start_turn(self);
         if let Some(ep) = double_push
@@ -559,7 +580,6 @@ impl<V: Variant> Position<V> {
             hash: 0,
             ext: V::Ext::default(),
         };
-        pos.validate_board()?;
         pos.castling = parse_castling(&pos, fields[2])?;
         let ep = parse_ep(&pos, fields[3])?;
         if let Some(h) = fields.get(4) {
@@ -573,6 +593,7 @@ impl<V: Variant> Position<V> {
         }
         let ext_fields = if fields.len() > 6 { &fields[6..] } else { &[][..] };
         V::parse_ext(&mut pos, ext_fields)?;
+        pos.validate_board()?;
         if let Some(ep) = ep
             && pos.ep_capture_legal(ep)
         {
@@ -588,8 +609,12 @@ impl<V: Variant> Position<V> {
         if V::KING < MAX_ROLES {
             for color in Color::ALL {
                 let n = self.board.pieces(color, V::KING).count();
-                if n != 1 {
-                    return Err(PositionError::new(format!("{} must have exactly one king, found {n}", color.name())));
+                if n == 0 || n > V::MAX_KINGS {
+                    return Err(PositionError::new(if V::MAX_KINGS == 1 {
+                        format!("{} must have exactly one king, found {n}", color.name())
+                    } else {
+                        format!("{} must have 1 to {} kings, found {n}", color.name(), V::MAX_KINGS)
+                    }));
                 }
             }
         }
@@ -607,7 +632,7 @@ impl<V: Variant> Position<V> {
             }
         }
         if let Some(k) = self.king(!self.turn)
-            && self.attackers(k, self.turn, self.board.occupied()).any()
+            && self.attackers(k, self.turn, self.occupied()).any()
         {
             return Err(PositionError::new(format!("the side not to move ({}) is in check", (!self.turn).name())));
         }

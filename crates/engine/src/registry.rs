@@ -14,6 +14,7 @@ use crate::square::Color;
 use crate::state::VariantState;
 use crate::variant::Variant;
 use crate::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use crate::variants::lootbox::LootBox;
 use crate::variants::standard::Standard;
 
 /// A piece as shown on a board.
@@ -206,7 +207,13 @@ impl<V: Variant> AnyGame for Game<V> {
                     }
                 })
                 .collect(),
-            state: V::state(pos),
+            state: {
+                let mut state = V::state(pos);
+                if V::HAS_EQUIPS {
+                    state.equips = Some(self.equip_texts());
+                }
+                state
+            },
         }
     }
 
@@ -308,8 +315,9 @@ const fn make_info<V: Variant>() -> VariantInfo {
     }
 }
 
-static VARIANTS: [VariantInfo; 5] = [
+static VARIANTS: [VariantInfo; 6] = [
     make_info::<ChessGold>(),
+    make_info::<LootBox>(),
     make_info::<Standard>(),
     make_info::<ConquerorGold>(),
     make_info::<Conqueror>(),

@@ -74,6 +74,48 @@ pub struct ShopItem {
     pub affordable: bool,
 }
 
+/// A loot box on the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct BoxView {
+    /// Square name.
+    pub square: String,
+    /// Hits taken (a third hit, or a queen's, opens it).
+    pub hits: u8,
+}
+
+/// What one player holds in reserve (loot).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct InventoryView {
+    /// Pieces by letter with their count, in letter order P N B R K.
+    pub pieces: Vec<(char, u8)>,
+    /// Items by name (`crossbow`, `shell`, `crown`) with their count.
+    pub items: Vec<(&'static str, u8)>,
+}
+
+/// Items carried by one piece.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ItemsView {
+    /// Square name.
+    pub square: String,
+    /// Item names (`crossbow`, `shell`).
+    pub items: Vec<&'static str>,
+}
+
+/// A box opened by the last action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct OpenedView {
+    /// Where the box stood.
+    pub square: String,
+    /// Who opened it (`white` or `black`).
+    pub by: &'static str,
+    /// What it held: `gold3`..`gold6`, `P`, `B`, `N`, `R`, `K`, `crossbow`, `shell`, `crown`.
+    pub contents: String,
+}
+
 /// Everything a variant shows beyond the board. Fields a variant does not use stay `None`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -96,6 +138,24 @@ pub struct VariantState {
     /// Non-king pieces each side has on the board, and the most it may have.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub piece_count: Option<ByColor<u32>>,
+    /// Loot boxes on the board.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub boxes: Option<Vec<BoxView>>,
+    /// Rounds until the next box may appear.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub countdown: Option<u8>,
+    /// Each player's inventory of looted pieces and items.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub inventory: Option<ByColor<InventoryView>>,
+    /// Items carried by pieces on the board.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub items: Option<Vec<ItemsView>>,
+    /// What the last action opened.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub opened: Option<Vec<OpenedView>>,
+    /// The equips available now (variants with items).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub equips: Option<Vec<String>>,
     /// The most non-king pieces a side may have on the board.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub piece_cap: Option<u32>,

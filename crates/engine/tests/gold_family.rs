@@ -52,8 +52,7 @@ fn refused(g: &mut Box<dyn AnyGame>, action: &str, fragment: &str) {
 }
 
 fn gold_text(g: &dyn AnyGame) -> String {
-    let text = serde_json::to_string(&snap(g).state.gold).expect("json");
-    text
+    serde_json::to_string(&snap(g).state.gold).expect("json")
 }
 
 // ---------------------------------------------------------------- gold

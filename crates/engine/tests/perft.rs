@@ -17,6 +17,7 @@ struct Case {
     variant: String,
     id: String,
     fen: Option<String>,
+    seed: Option<u64>,
     moves: Vec<String>,
     perft: Vec<(u32, u64)>,
 }
@@ -40,10 +41,12 @@ fn parse(file: &Path) -> Vec<Case> {
                 variant: variant_id.clone(),
                 id: rest.to_string(),
                 fen: None,
+                seed: None,
                 moves: Vec::new(),
                 perft: Vec::new(),
             }),
             ("fen", Some(c)) => c.fen = Some(rest.to_string()),
+            ("seed", Some(c)) => c.seed = Some(rest.parse().expect("seed")),
             ("moves", Some(c)) => c.moves = rest.split_whitespace().map(String::from).collect(),
             ("perft", Some(c)) => {
                 let (d, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
@@ -67,9 +70,15 @@ fn perft_data_files() {
         for case in parse(file) {
             let info =
                 variant(&case.variant).unwrap_or_else(|| panic!("{}: unknown variant {}", case.file, case.variant));
-            let mut game = match &case.fen {
-                Some(fen) => info.game_from_fen(fen).unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id)),
-                None => info.new_game(),
+            let mut game = match (&case.fen, case.seed) {
+                (Some(fen), Some(seed)) => {
+                    info.seeded_game_from_fen(fen, seed).unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id))
+                }
+                (Some(fen), None) => {
+                    info.game_from_fen(fen).unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id))
+                }
+                (None, Some(seed)) => info.new_seeded_game(seed),
+                (None, None) => info.new_game(),
             };
             for m in &case.moves {
                 game.play(m).unwrap_or_else(|e| panic!("{} {}: {m}: {e}", case.file, case.id));

@@ -8,6 +8,7 @@
 use chessgold_engine::game::move_text;
 use chessgold_engine::geometry::Geometry;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Game, Position, Variant};
 use proptest::prelude::*;
@@ -68,7 +69,7 @@ fn check_position<V: Variant>(game: &Game<V>, rng: &mut Rng) {
 /// Plays a random game of up to `plies` actions, checking every position on the way.
 fn playout<V: Variant>(seed: u64, plies: usize) -> Game<V> {
     let mut rng = Rng(seed | 1);
-    let mut game = Game::<V>::new();
+    let mut game = Game::<V>::from_position_seeded(Position::start(), Some(seed));
     for _ in 0..plies {
         check_position(&game, &mut rng);
         if game.outcome().is_some() {
@@ -125,6 +126,11 @@ proptest! {
     #[test]
     fn conqueror_gold_playouts_keep_invariants(seed in any::<u64>()) {
         playout::<ConquerorGold>(seed, 150);
+    }
+
+    #[test]
+    fn lootbox_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<LootBox>(seed, 100);
     }
 
     #[test]

@@ -29,8 +29,8 @@ pub const PROMOTION_FEE: u32 = 2;
 pub const SANDBOX_CAP: u32 = 15;
 
 const SHOP_ROLES: [usize; 5] = [PAWN, KNIGHT, BISHOP, ROOK, QUEEN];
-const PROMOTION_ROLES: u16 = role_mask(&FIDE_PIECES, &['N', 'B', 'R', 'Q']);
-const PROMOTION_ORDER: [usize; 4] = [KNIGHT, BISHOP, ROOK, QUEEN];
+pub(crate) const PROMOTION_ROLES: u16 = role_mask(&FIDE_PIECES, &['N', 'B', 'R', 'Q']);
+pub(crate) const PROMOTION_ORDER: [usize; 4] = [KNIGHT, BISHOP, ROOK, QUEEN];
 
 /// The family's part of the position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,10 +63,11 @@ fn relative_ranks(color: Color, ranks: &[usize]) -> u64 {
     ranks.iter().fold(0, |acc, &r| acc | t.rank[if color == Color::White { r } else { 7 - r }])
 }
 
-/// Squares where `color` may place a piece of `role` (before emptiness and check).
+/// Squares where `color` may place a piece of `role` (before emptiness and check): the first
+/// three ranks (pawns the second and third), or anywhere (pawns ranks 2-7) in Anything Goes.
 #[inline(always)]
-fn zone<V: Family>(role: usize, color: Color) -> u64 {
-    if V::ANYWHERE {
+pub(crate) fn placement_zone(role: usize, color: Color, anywhere: bool) -> u64 {
+    if anywhere {
         if role == PAWN { relative_ranks(color, &[1, 2, 3, 4, 5, 6]) } else { Board8x8::tables().all }
     } else if role == PAWN {
         relative_ranks(color, &[1, 2])
@@ -75,11 +76,16 @@ fn zone<V: Family>(role: usize, color: Color) -> u64 {
     }
 }
 
+#[inline(always)]
+fn zone<V: Family>(role: usize, color: Color) -> u64 {
+    placement_zone(role, color, V::ANYWHERE)
+}
+
 fn non_king_count<V: Family>(pos: &Position<V>, color: Color) -> u32 {
     (pos.board().by_color(color) & !pos.board().by_role(V::KING)).count()
 }
 
-fn last_rank(color: Color) -> u64 {
+pub(crate) fn last_rank(color: Color) -> u64 {
     relative_ranks(color, &[7])
 }
 
@@ -271,7 +277,7 @@ fn letter_role(letter: char) -> Option<usize> {
     FIDE_PIECES.iter().position(|d| d.letter == letter)
 }
 
-fn role_noun(role: usize) -> &'static str {
+pub(crate) fn role_noun(role: usize) -> &'static str {
     match role {
         PAWN => "a pawn",
         KNIGHT => "a knight",
@@ -282,7 +288,7 @@ fn role_noun(role: usize) -> &'static str {
     }
 }
 
-fn ranks_text(color: Color, ranks: &[usize]) -> String {
+pub(crate) fn ranks_text(color: Color, ranks: &[usize]) -> String {
     let names: Vec<String> =
         ranks.iter().map(|&r| (if color == Color::White { r + 1 } else { 8 - r }).to_string()).collect();
     match names.as_slice() {

@@ -1,6 +1,7 @@
 //! One module per variant.
 
 pub mod gold;
+pub mod lootbox;
 pub mod standard;
 
 /// Declares the static piece tables of a variant (inside its `impl Variant`).

@@ -35,9 +35,10 @@ export const placement = {
         const roles = roleTable(state.roles);
         const legal = new LegalIndex(state.interactive === false ? [] : state.legal);
         const over = state.status !== "ongoing";
-        const priced = Array.isArray(state.shop);
-        const items = priced
-          ? state.shop
+        // Prices only where placing costs something (the sandbox lists its free shop too).
+        const priced = Array.isArray(state.shop) && (state.economy || state.shop.some((i) => Number(i.cost) > 0));
+        const items = Array.isArray(state.shop)
+          ? state.shop.map((item) => (priced ? item : { ...item, cost: null }))
           : [...legal.drops.keys()].map((piece) => ({ piece, cost: null, affordable: true }));
         const side = state.side;
         title.textContent = priced ? `Shop \u00b7 ${side === "white" ? "White" : "Black"} buys` : "Place a piece";

@@ -221,12 +221,13 @@ impl RefGame {
             Some((Some(pos.side.other()), "conversion"))
         } else if self.actions.is_empty() {
             Some(if pos.in_check() { (Some(pos.side.other()), "checkmate") } else { (None, "stalemate") })
-        } else if pos.halfmove >= 100 {
-            Some((None, "no-progress"))
-        } else if self.keys.iter().filter(|k| Some(*k) == self.keys.last()).count() >= 3 {
-            Some((None, "repetition"))
+        // Several draws at once: the order of docs/rules-decisions.md.
         } else if pos.var == Var::Standard && pos.insufficient_material() {
             Some((None, "insufficient-material"))
+        } else if self.keys.iter().filter(|k| Some(*k) == self.keys.last()).count() >= 3 {
+            Some((None, "repetition"))
+        } else if pos.halfmove >= 100 {
+            Some((None, "no-progress"))
         } else {
             None
         };

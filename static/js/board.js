@@ -25,7 +25,8 @@ export class Board {
     this.legal = new LegalIndex([]);
     this.roles = new Map();
     this.selected = null;
-    this.placing = null; // piece letter being placed
+    this.placing = null; // what is being placed or equipped (a piece letter, an item name)
+    this.targets = new Map(); // square -> the actions that put `placing` there
     this.chooser = null; // {el, modal}
     this.drag = null;
     this.pieceEls = new Map(); // square -> element
@@ -35,9 +36,11 @@ export class Board {
     el.classList.add("cg-board");
     el.replaceChildren();
     this.squaresEl = div("cg-squares");
+    this.objectsEl = div("cg-objects");
     this.piecesEl = div("cg-pieces");
     this.overlayEl = div("cg-overlay");
-    el.append(this.squaresEl, this.piecesEl, this.overlayEl);
+    el.append(this.squaresEl, this.objectsEl, this.piecesEl, this.overlayEl);
+    this.objects = [];
 
     el.addEventListener("pointerdown", (e) => this.pointerDown(e));
     el.addEventListener("pointermove", (e) => this.pointerMove(e));
@@ -79,11 +82,34 @@ export class Board {
     this.roles = roleTable(s.roles);
     this.closeChooser();
     this.selected = null;
-    if (this.placing && !this.legal.drops.has(this.placing)) this.placing = null;
+    this.placing = null;
+    this.targets = new Map();
     this.cancelDrag();
     this.layout();
     this.drawPieces(previous);
     this.drawMarks();
+  }
+
+  /**
+   * Shows things on squares that are not pieces (loot boxes, ...), under the pieces.
+   * @param {Array<{square: string, className: string, html?: string, title?: string}>} objects
+   */
+  setObjects(objects) {
+    this.objects = objects;
+    this.drawObjects();
+  }
+
+  drawObjects() {
+    this.objectsEl.replaceChildren(
+      ...this.objects.map((o) => {
+        const el = div(`object ${o.className}`);
+        el.dataset.square = o.square;
+        if (o.html) el.innerHTML = o.html;
+        if (o.title) el.title = o.title;
+        this.place(el, o.square);
+        return el;
+      }),
+    );
   }
 
   /** Turns the board round. */
@@ -98,6 +124,7 @@ export class Board {
     this.el.classList.add("no-anim");
     this.layout();
     this.drawPieces(null);
+    this.drawObjects();
     this.drawMarks();
     requestAnimationFrame(() => this.el.classList.remove("no-anim"));
   }
@@ -108,17 +135,46 @@ export class Board {
     this.cancelDrag();
     this.selected = null;
     this.placing = null;
+    this.targets = new Map();
     this.drawMarks();
     this.onSelect(null);
   }
 
   /** Starts placing a piece from the shop: lights its legal squares; a click on one plays it. */
   beginPlacement(letter) {
+    const squares = this.legal.drops.get(letter) ?? [];
+    return this.beginTargets(letter, new Map(squares.map((sq) => [sq, [{ text: `${letter}@${sq}` }]])));
+  }
+
+  /**
+   * Lights the squares of `targets` (square -> actions, e.g. an item's equips); a click on one
+   * plays its action, or opens a chooser when there are several (`crown@d4=R`, `crown@d4=Q`).
+   * @param {string} key what is being put on the board (shown to extras by the "placing" event)
+   * @param {Map<string, Array<{text: string, kind?: string|null, label?: string, caption?: string}>>} targets
+   */
+  beginTargets(key, targets) {
     this.closeChooser();
     this.selected = null;
-    this.placing = this.legal.drops.has(letter) ? letter : null;
+    this.placing = targets.size ? key : null;
+    this.targets = targets.size ? targets : new Map();
     this.drawMarks();
     return this.placing !== null;
+  }
+
+  /** Plays what the targeting mode puts on `square`, asking first when there is a choice. */
+  chooseTarget(square) {
+    const options = this.targets.get(square) ?? [];
+    this.placing = null;
+    this.targets = new Map();
+    this.drawMarks();
+    if (options.length === 1) this.onAction(options[0].text);
+    else if (options.length > 1) {
+      this.openChooser(
+        square,
+        options.map((o) => ({ text: o.text, kind: o.kind ?? null, label: o.label ?? o.text, caption: o.caption })),
+        true,
+      );
+    }
   }
 
   /**
@@ -253,7 +309,7 @@ export class Board {
     if (!this.squareEls) return;
     const last = new Set(highlightSquares(this.state?.lastAction));
     const dests = new Set(this.selected ? this.legal.destinations(this.selected) : []);
-    const drops = new Set(this.placing ? this.legal.drops.get(this.placing) ?? [] : []);
+    const drops = new Set(this.placing ? this.targets.keys() : []);
     const movable = this.legal;
     for (const [sq, el] of this.squareEls) {
       const occupied = this.pieceEls.has(sq);
@@ -291,14 +347,12 @@ export class Board {
     e.preventDefault();
 
     if (this.placing) {
-      if (this.legal.drops.get(this.placing)?.includes(sq)) {
-        const text = `${this.placing}@${sq}`;
-        this.placing = null;
-        this.drawMarks();
-        this.onAction(text);
+      if (this.targets.has(sq)) {
+        this.chooseTarget(sq);
         return;
       }
       this.placing = null;
+      this.targets = new Map();
       this.drawMarks();
     }
 
@@ -366,10 +420,8 @@ export class Board {
     }
     if (d.kind === "drop") {
       d.ghost.remove();
-      if (sq && this.legal.drops.get(d.letter)?.includes(sq)) {
-        this.placing = null;
-        this.drawMarks();
-        this.onAction(`${d.letter}@${sq}`);
+      if (sq && this.targets.has(sq)) {
+        this.chooseTarget(sq);
       } else {
         this.cancel();
       }

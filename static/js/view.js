@@ -7,6 +7,7 @@ import { Board } from "./board.js";
 import { extrasFor, EXTRAS } from "./extras/index.js";
 import { colorName, reasonText, scoreText } from "./format.js";
 import { sounds } from "./sound.js";
+import { parseAction } from "./notation.js";
 
 export class GameView {
   /**
@@ -133,6 +134,7 @@ export class GameView {
       checkSquare: state.check ? state.check_square : null,
       waiting: state.waiting_pawns ?? [],
       interactive,
+      snapshot: state,
     });
     this.root.dataset.variant = state.variant;
     this.root.dataset.status = state.status;
@@ -227,27 +229,45 @@ export class GameView {
   drawMoves() {
     const s = this.state;
     const list = this.q(".cg-moves");
-    // Who made the first action: the side to move now, stepped back once per action played.
-    const first = s.actions.length % 2 === 0 ? s.side : s.side === "white" ? "black" : "white";
+    const other = (c) => (c === "white" ? "black" : "white");
+    // Equips (lootbox) do not pass the turn: they are shown with the action that follows them.
+    const isEquip = (text) => parseAction(text)?.type === "equip";
+    const turnCount = s.actions.filter((t) => !isEquip(t)).length;
+    // Who made the first action: the side to move now, stepped back once per turn played.
+    let color = turnCount % 2 === 0 ? s.side : other(s.side);
+    const turns = [];
+    let parts = [];
+    s.actions.forEach((text, i) => {
+      parts.push({ text, ply: i + 1 });
+      if (!isEquip(text)) {
+        turns.push({ color, parts });
+        parts = [];
+        color = other(color);
+      }
+    });
+    if (parts.length) turns.push({ color, parts });
     const rows = [];
     let row = null;
-    s.actions.forEach((text, i) => {
-      const color = i % 2 === 0 ? first : first === "white" ? "black" : "white";
-      if (!row || color === "white" || (i === 0 && color === "black")) {
+    turns.forEach((turn, i) => {
+      if (!row || turn.color === "white" || i === 0) {
         row = document.createElement("li");
         row.className = "cg-move-row";
-        const n = document.createElement("span");
-        n.className = "n";
-        n.textContent = `${rows.length + 1}.`;
-        row.append(n);
-        if (color === "black") row.append(textEl("span", "move empty", "\u2026"));
+        row.append(textEl("span", "n", `${rows.length + 1}.`));
+        if (turn.color === "black") row.append(textEl("span", "move empty", "\u2026"));
         rows.push(row);
       }
-      const move = textEl("span", "move", text);
-      move.dataset.ply = String(i + 1);
-      move.dataset.color = color;
-      if (i === s.actions.length - 1) move.classList.add("current");
-      row.append(move);
+      const cell = document.createElement("span");
+      cell.className = "move";
+      cell.dataset.color = turn.color;
+      turn.parts.forEach((part, j) => {
+        if (j > 0) cell.append(" ");
+        const el = textEl("span", isEquip(part.text) ? "act equip" : "act", part.text);
+        el.dataset.ply = String(part.ply);
+        cell.append(el);
+      });
+      cell.dataset.ply = String(turn.parts.at(-1).ply);
+      if (i === turns.length - 1) cell.classList.add("current");
+      row.append(cell);
     });
     list.replaceChildren(...rows);
     if (s.status !== "ongoing") {
@@ -298,7 +318,7 @@ export class GameView {
     if (state.actions.length !== previous.actions.length + 1) return; // undo or a new game
     if (state.status !== "ongoing") sounds.play("end");
     else if (state.check) sounds.play("check");
-    else if (/^[A-Z]@/.test(last)) sounds.play("place");
+    else if (/^[A-Za-z]+@/.test(last) || state.opened?.length) sounds.play("place");
     else if (isCapture(previous, state)) sounds.play("capture");
     else sounds.play("move");
   }

@@ -275,8 +275,9 @@ async fn session() -> (TestApp, Browser, tokio::sync::SemaphorePermit<'static>) 
     (app, browser, permit)
 }
 
-/// Chess Gold: buy a knight in the shop, place it, move both kings; the gold counters follow the
-/// rules (income +1 at the start of each turn, the knight costs 3) and the move list grows.
+/// Chess Gold: buy a knight in the shop, place it, move both kings, drag a pawn from the shop;
+/// the gold counters follow the rules (income +1 at the start of each turn, the knight costs 3,
+/// the pawn 1) and the move list grows.
 #[tokio::test]
 async fn gold_buy_and_place_a_knight_then_move_the_kings() {
     let (_app, b, _permit) = session().await;
@@ -321,6 +322,17 @@ async fn gold_buy_and_place_a_knight_then_move_the_kings() {
     assert_eq!(b.gold("white").await, "2");
     assert_eq!(b.gold("black").await, "5");
     assert_eq!(b.move_list().await, ["N@c3", "e8d7", "e1e2"]);
+
+    // Black drags a pawn from the shop onto the board.
+    b.drag(r#".shop-item[data-piece="P"]"#, r#".sq[data-square="e6"]"#).await;
+    b.wait_for(
+        "the dragged pawn",
+        r#"document.querySelector('.piece[data-square="e6"][data-kind="pawn"][data-color="black"]')"#,
+    )
+    .await;
+    assert_eq!(b.gold("black").await, "4");
+    assert_eq!(b.gold("white").await, "3");
+    assert_eq!(b.move_list().await, ["N@c3", "e8d7", "e1e2", "P@e6"]);
 }
 
 /// Standard chess: the fool's mate with mouse clicks ends in a banner that names the reason and

@@ -471,6 +471,9 @@ export class Board {
           label: `promote to ${nameOf(this.roles, p.letter).toLowerCase()}`,
         })),
         false,
+        // A piece that can also move keeps its destinations clickable: the choices fit in its
+        // own square.
+        this.legal.moves.has(sq) && promotions.length <= 4,
       );
     }
   }
@@ -519,13 +522,16 @@ export class Board {
    * @param {Array<{text: string, kind: string|null, label: string, caption?: string, stay?: boolean}>} choices
    * @param {boolean} modal a click elsewhere cancels (for a move); otherwise it just closes
    */
-  openChooser(square, choices, modal) {
+  openChooser(square, choices, modal, inSquare = false) {
     this.closeChooser();
     const el = div("cg-chooser");
     el.classList.toggle("modal", modal);
+    el.classList.toggle("in-square", inSquare);
     const [col, row] = this.cell(square);
     const down = row < this.ranks / 2;
     const color = this.state.side;
+    const w = 100 / this.files;
+    const h = 100 / this.ranks;
     choices.forEach((choice, i) => {
       const r = down ? row + i : row - i;
       const button = document.createElement("button");
@@ -535,10 +541,18 @@ export class Board {
       button.dataset.action = choice.text;
       button.title = choice.label;
       button.setAttribute("aria-label", choice.label);
-      button.style.left = `${(col * 100) / this.files}%`;
-      button.style.top = `${(((r % this.ranks) + this.ranks) % this.ranks * 100) / this.ranks}%`;
-      button.style.width = `${100 / this.files}%`;
-      button.style.height = `${100 / this.ranks}%`;
+      if (inSquare) {
+        // Up to four quarter-size choices in a 2x2 grid on the square itself.
+        button.style.left = `${col * w + (i % 2) * (w / 2)}%`;
+        button.style.top = `${row * h + Math.floor(i / 2) * (h / 2)}%`;
+        button.style.width = `${w / 2}%`;
+        button.style.height = `${h / 2}%`;
+      } else {
+        button.style.left = `${col * w}%`;
+        button.style.top = `${Math.min(Math.max(r, 0), this.ranks - 1) * h}%`;
+        button.style.width = `${w}%`;
+        button.style.height = `${h}%`;
+      }
       if (choice.kind) button.append(pieceElement(choice.kind, color, "choice-piece"));
       if (choice.caption) button.append(span("caption", choice.caption));
       button.addEventListener("click", (e) => {

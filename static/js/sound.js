@@ -73,8 +73,8 @@ const VOICES = {
     knock(ac, t, { freq: 1800, gain: 0.3, length: 0.04 });
   },
   check(ac, t) {
-    tone(ac, t, { freq: 880, type: "square", gain: 0.05, length: 0.12 });
-    tone(ac, t + 0.12, { freq: 698, type: "square", gain: 0.05, length: 0.2 });
+    tone(ac, t, { freq: 880, type: "square", gain: 0.11, length: 0.12 });
+    tone(ac, t + 0.12, { freq: 698, type: "square", gain: 0.11, length: 0.2 });
   },
   end(ac, t) {
     [523, 659, 784, 1047].forEach((f, i) => tone(ac, t + i * 0.11, { freq: f, gain: 0.12, length: 0.6, type: "triangle" }));

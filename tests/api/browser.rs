@@ -479,3 +479,61 @@ async fn gold_pawn_waits_on_the_last_rank_and_promotes_in_place() {
     assert_eq!(gold_after, gold_before - 1.0, "the promotion costs 1 gold");
     assert_eq!(b.move_list().await.last().map(String::as_str), Some("a8=Q"));
 }
+
+/// The board's notation module reads every action form of the rule books the same way the
+/// server writes them (what it highlights, and what it offers from a legal list).
+#[tokio::test]
+async fn the_board_reads_every_action_form() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/standard").await;
+    let result = b
+        .client
+        .execute_async(
+            r#"const done = arguments[arguments.length - 1];
+            import("/static/js/notation.js").then((n) => {
+              const forms = ["e2e4", "e7e8q", "e7e8", "e1g1", "N@c3", "e8=Q", "d4=N", "crossbow@d4", "crown@d4=R", "d1d5/c6", "i9f9", "E2E4", "n@c3x", ""];
+              const parsed = Object.fromEntries(forms.map((f) => [f, n.parseAction(f)]));
+              const lit = Object.fromEntries(forms.map((f) => [f, n.highlightSquares(f)]));
+              const index = new n.LegalIndex(["e7e8", "e7e8q", "e7e8n", "N@c3", "N@d3", "a8=Q", "d1d5/c6", "d1d5/d5", "crossbow@d4"]);
+              done({
+                parsed, lit,
+                dests: index.destinations("e7"),
+                promos: index.movesBetween("e7", "e8").map((m) => m.text),
+                drops: index.drops.get("N"),
+                inPlace: index.promotions.get("a8").map((p) => p.text),
+                landings: index.movesBetween("d1", "d5").map((m) => m.landing),
+                equips: index.equips.map((e) => e.text),
+                canAct: [index.canAct("a8"), index.canAct("e7"), index.canAct("c3")],
+              });
+            }).catch((e) => done(String(e)));"#,
+            vec![],
+        )
+        .await
+        .expect("the notation module runs");
+    assert_eq!(
+        result["parsed"]["e2e4"],
+        json!({"type": "move", "from": "e2", "to": "e4", "promo": null, "landing": null, "text": "e2e4"})
+    );
+    assert_eq!(result["parsed"]["e7e8q"]["promo"], "q");
+    assert_eq!(result["parsed"]["e7e8"]["promo"], Value::Null);
+    assert_eq!(result["parsed"]["N@c3"], json!({"type": "drop", "letter": "N", "square": "c3", "text": "N@c3"}));
+    assert_eq!(result["parsed"]["e8=Q"], json!({"type": "promote", "square": "e8", "letter": "Q", "text": "e8=Q"}));
+    assert_eq!(result["parsed"]["crown@d4=R"]["type"], "equip");
+    assert_eq!(result["parsed"]["crown@d4=R"]["letter"], "R");
+    assert_eq!(result["parsed"]["d1d5/c6"]["landing"], "c6");
+    assert_eq!(result["parsed"]["i9f9"]["from"], "i9");
+    for bad in ["E2E4", "n@c3x", ""] {
+        assert_eq!(result["parsed"][bad], Value::Null, "{bad} is no action");
+    }
+    assert_eq!(result["lit"]["e1g1"], json!(["e1", "g1"]));
+    assert_eq!(result["lit"]["N@c3"], json!(["c3"]));
+    assert_eq!(result["lit"]["e8=Q"], json!(["e8"]));
+    assert_eq!(result["lit"]["d1d5/c6"], json!(["d1", "d5", "c6"]));
+    assert_eq!(result["dests"], json!(["e8"]));
+    assert_eq!(result["promos"], json!(["e7e8", "e7e8q", "e7e8n"]));
+    assert_eq!(result["drops"], json!(["c3", "d3"]));
+    assert_eq!(result["inPlace"], json!(["a8=Q"]));
+    assert_eq!(result["landings"], json!(["c6", "d5"]));
+    assert_eq!(result["equips"], json!(["crossbow@d4"]));
+    assert_eq!(result["canAct"], json!([true, true, false]));
+}

@@ -116,7 +116,12 @@ export class LocalGame {
 }
 
 function readHash() {
-  const text = decodeURIComponent(location.hash.replace(/^#/, ""));
+  let text = location.hash.replace(/^#/, "");
+  try {
+    text = decodeURIComponent(text);
+  } catch {
+    // A mangled address: the server will name the bad action.
+  }
   return text ? text.split(",").filter(Boolean) : [];
 }
 

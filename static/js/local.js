@@ -33,6 +33,8 @@ export class LocalGame {
       ],
     });
     this.view.setMode("Local game \u00b7 pass and play");
+    this.view.onBrowse = (ply) => this.browse(ply);
+    this.earlier = new Map(); // ply -> state, for looking back (cleared when the game changes)
     this.updateSoundButton();
     window.addEventListener("hashchange", () => {
       const actions = readHash();
@@ -62,6 +64,7 @@ export class LocalGame {
     try {
       const state = await fetchLocalState(this.api, this.variant, actions);
       if (id !== this.request) return false;
+      if (state.actions.join(",") !== this.actions.join(",")) this.earlier = new Map();
       this.actions = [...state.actions];
       this.state = state;
       this.view.show(state, { sound });
@@ -88,6 +91,27 @@ export class LocalGame {
   play(text, source) {
     if (this.busy && source !== "typed") return;
     return this.load([...this.actions, text], { typed: source === "typed" });
+  }
+
+  /** Shows the position after `ply` actions without changing the game (the move list, arrows). */
+  async browse(ply) {
+    if (!this.state) return;
+    if (ply >= this.actions.length) {
+      this.view.show(this.state, { sound: false });
+      return;
+    }
+    const id = ++this.request;
+    try {
+      let state = this.earlier.get(ply);
+      if (!state) {
+        state = await fetchLocalState(this.api, this.variant, this.actions.slice(0, ply));
+        this.earlier.set(ply, state);
+      }
+      if (id !== this.request) return;
+      this.view.show(state, { interactive: false, sound: false, line: this.actions });
+    } catch (e) {
+      if (id === this.request) this.view.showError(e.message);
+    }
   }
 
   /** Takes back the last action: replays the game with one action fewer. */

@@ -119,10 +119,15 @@ export class GameView {
    * @param {object} [options]
    * @param {boolean} [options.interactive] whether the player here may act (default: the game is on)
    * @param {boolean} [options.sound] play the sound of the last action (default true)
+   * @param {string[]} [options.line] the whole game when `state` is an earlier position being
+   *   looked at (the move list shows all of it, with the shown position marked)
    */
-  show(state, { interactive = state.status === "ongoing", sound = true } = {}) {
+  show(state, { interactive = state.status === "ongoing", sound = true, line = state.actions } = {}) {
     const previous = this.state;
     this.state = { ...state, interactive };
+    this.line = line;
+    const browsing = line.length !== state.actions.length;
+    this.root.classList.toggle("browsing", browsing);
     this.board.set({
       files: state.files,
       ranks: state.ranks,
@@ -144,6 +149,14 @@ export class GameView {
     this.drawStatus();
     this.drawMoves();
     this.drawExtras(previous);
+    if (browsing) {
+      const status = this.q(".cg-status");
+      status.textContent = `Viewing move ${state.actions.length} of ${line.length} \u00b7 \u2192 or End to return`;
+      status.classList.remove("check");
+      status.classList.add("viewing");
+    } else {
+      this.q(".cg-status").classList.remove("viewing");
+    }
     if (sound && previous && previous !== state && state.actions.length > 0) this.playSound(previous, state);
   }
 
@@ -227,13 +240,15 @@ export class GameView {
   }
 
   drawMoves() {
-    const s = this.state;
+    const s = { ...this.state, actions: this.line ?? this.state.actions };
+    const shownPly = this.state.actions.length;
     const list = this.q(".cg-moves");
     const other = (c) => (c === "white" ? "black" : "white");
     // Equips (lootbox) do not pass the turn: they are shown with the action that follows them.
     const isEquip = (text) => parseAction(text)?.type === "equip";
-    const turnCount = s.actions.filter((t) => !isEquip(t)).length;
-    // Who made the first action: the side to move now, stepped back once per turn played.
+    // Who made the first action: the side to move in the shown position, stepped back once per
+    // turn played up to it.
+    const turnCount = this.state.actions.filter((t) => !isEquip(t)).length;
     let color = turnCount % 2 === 0 ? s.side : other(s.side);
     const turns = [];
     let parts = [];
@@ -265,12 +280,14 @@ export class GameView {
         el.dataset.ply = String(part.ply);
         cell.append(el);
       });
-      cell.dataset.ply = String(turn.parts.at(-1).ply);
-      if (i === turns.length - 1) cell.classList.add("current");
+      const ply = turn.parts.at(-1).ply;
+      cell.dataset.ply = String(ply);
+      if (turn.parts.some((p) => p.ply === shownPly)) cell.classList.add("current");
+      cell.addEventListener("click", () => this.onBrowse?.(ply));
       row.append(cell);
     });
     list.replaceChildren(...rows);
-    if (s.status !== "ongoing") {
+    if (s.status !== "ongoing" && shownPly === s.actions.length) {
       const end = document.createElement("li");
       end.className = "cg-move-result";
       end.textContent = `${scoreText(s.winner)} \u00b7 ${reasonText(s.reason, s.status)}`;
@@ -337,6 +354,14 @@ export class GameView {
     if (e.key === "/" || e.key === "Enter") {
       e.preventDefault();
       this.q(".cg-typed input").focus();
+      return;
+    }
+    if (this.onBrowse && ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) {
+      e.preventDefault();
+      const shown = this.state?.actions.length ?? 0;
+      const last = this.line?.length ?? shown;
+      const target = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 0, End: last }[e.key];
+      this.onBrowse(Math.max(0, Math.min(last, target)));
       return;
     }
     const control = this.controls.find((c) => c.key && c.key === e.key);

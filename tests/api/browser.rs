@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
 use fantoccini::elements::Element;
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
@@ -26,7 +27,7 @@ use crate::helpers::{TestApp, spawn_app};
 static ONE_BROWSER: Semaphore = Semaphore::const_new(1);
 
 /// How long a condition may take to hold.
-const PATIENCE: Duration = Duration::from_secs(15);
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A headless Chromium session on its own chromedriver and profile.
 struct Browser {
@@ -204,6 +205,12 @@ impl Browser {
         self.client.release_actions().await.expect("actions released");
     }
 
+    /// Presses a key on the page (not in a text box).
+    async fn press(&self, key: Key) {
+        let body = self.find("body").await;
+        body.send_keys(&char::from(key).to_string()).await.expect("key pressed");
+    }
+
     /// Types into the action box and submits it with Enter.
     async fn type_action(&self, text: &str) {
         let input = self.find(".cg-typed input").await;
@@ -364,6 +371,20 @@ async fn standard_fools_mate_by_clicks_shows_the_game_over_banner() {
     assert_eq!(b.marked("last").await, ["d8", "h4"]);
     assert_eq!(b.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
     assert!(b.marked("movable").await.is_empty(), "a finished game offers no action");
+
+    // Looking back: the left arrow shows the position before the mate, End returns.
+    b.press(Key::Left).await;
+    b.wait_for(
+        "the earlier position",
+        "document.querySelector('.cg-status').textContent.includes('Viewing move 3 of 4')",
+    )
+    .await;
+    assert_eq!(b.piece_on("d8").await.as_deref(), Some("black queen"));
+    assert!(b.marked("check").await.is_empty());
+    assert_eq!(b.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"], "the whole game stays listed");
+    b.press(Key::End).await;
+    b.wait_for("the final position", "!document.querySelector('.cg-banner').hidden").await;
+    assert_eq!(b.piece_on("h4").await.as_deref(), Some("black queen"));
 }
 
 /// Drag and drop, the typed-action box with the server's error, the promotion chooser, undo.

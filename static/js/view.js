@@ -42,7 +42,7 @@ export class GameView {
         <div class="cg-player" data-color="white"><span class="turn-dot" aria-hidden="true"></span><span class="name">White</span><span class="extras"></span></div>
       </div>
       <aside class="cg-side">
-        <header class="cg-head"><h1 class="cg-variant"></h1><p class="cg-mode"></p></header>
+        <header class="cg-head"><h2 class="cg-variant"></h2><p class="cg-mode"></p></header>
         <div class="cg-status" role="status" aria-live="polite"></div>
         <div class="cg-result" hidden></div>
         <div class="cg-slot-shop"></div>

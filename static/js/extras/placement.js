@@ -71,8 +71,14 @@ export const placement = {
               armed = ctx.board.placing;
               ctx.board.dragPlacement(item.piece, e);
             });
-            button.addEventListener("click", () => {
-              if (armed === item.piece && ctx.board.placing === item.piece && !ctx.board.drag) ctx.board.cancel();
+            button.addEventListener("click", (e) => {
+              if (e.detail === 0) {
+                // Keyboard (Enter or Space): toggle the placement; the square can then be typed.
+                if (ctx.board.placing === item.piece) ctx.board.cancel();
+                else ctx.board.beginPlacement(item.piece);
+              } else if (armed === item.piece && ctx.board.placing === item.piece && !ctx.board.drag) {
+                ctx.board.cancel();
+              }
               armed = null;
             });
             return button;

@@ -558,3 +558,57 @@ async fn the_board_reads_every_action_form() {
     assert_eq!(result["equips"], json!(["crossbow@d4"]));
     assert_eq!(result["canAct"], json!([true, true, false]));
 }
+
+/// Loot boxes: the box the server spawned is drawn on its square with its hits; a knight hits it
+/// three times and opens it; the contents go to the inventory shown in the player bar; the item
+/// is equipped by clicking it and then the lit piece, and the piece wears its badge. (Local games
+/// replay with the engine's default seed, whose first box stands on a4 and holds a crossbow.)
+#[tokio::test]
+async fn lootbox_open_a_box_and_equip_what_it_held() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/lootbox#N@b1,e8e7,e1e2,e7e6,e2e1,e6e7,b1a3,e7e6").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '8'").await;
+    let boxes = b.js("return window.chessgold.state.boxes;").await;
+    assert_eq!(boxes, json!([{"square": "a4", "hits": 1}]), "the default seed's first box, hit once by b1a3");
+    b.wait_for("the box on a4", r#"document.querySelector('.cg-objects .loot-box[data-square="a4"]')"#).await;
+    let title = b.find(r#".loot-box[data-square="a4"]"#).await.attr("title").await.expect("title").unwrap_or_default();
+    assert!(title.contains("1 of 3"), "the hits are shown: {title}");
+
+    b.click_move("a3", "b5").await;
+    b.click_move("e6", "e7").await;
+    b.click_move("b5", "a3").await;
+    let opened = b.text(".cg-loot-opened").await;
+    assert!(opened.contains("White opened the box on a4") && opened.contains("Crossbow"), "opened: {opened}");
+    assert!(b.marked("drop").await.is_empty());
+    assert_eq!(b.js("return document.querySelectorAll('.cg-objects .loot-box').length;").await, json!(0));
+    let inventory = b.find(r#".cg-inventory[data-owner="white"]"#).await.html(true).await.expect("html");
+    assert!(inventory.contains("Crossbow"), "the crossbow is in White's inventory: {inventory}");
+
+    b.click_move("e7", "e6").await;
+    let gold_before: f64 = b.gold("white").await.parse().expect("gold is a number");
+    b.click(r#".cg-equip button[data-item="crossbow"]"#).await;
+    let mut expected: Vec<String> =
+        serde_json::from_value::<Vec<String>>(b.js("return window.chessgold.state.equips;").await)
+            .expect("equips")
+            .iter()
+            .filter_map(|e| e.strip_prefix("crossbow@").map(str::to_string))
+            .collect();
+    expected.sort();
+    assert_eq!(b.marked("drop").await, expected, "lit pieces are the server's legal equips");
+    b.click_square("a3").await;
+    b.wait_for("the equip", "document.querySelector('#board-app').dataset.ply === '13'").await;
+    b.wait_for(
+        "the badge",
+        r#"document.querySelector('.piece[data-square="a3"] .cg-item-badge[data-item="crossbow"]')"#,
+    )
+    .await;
+    let gold_after: f64 = b.gold("white").await.parse().expect("gold is a number");
+    assert_eq!(gold_after, gold_before - 2.0, "a crossbow costs 2 gold to equip");
+    assert_eq!(
+        b.js("return document.querySelector('#board-app').dataset.side;").await,
+        json!("white"),
+        "an equip is not a turn"
+    );
+    let last_cell = b.js("return [...document.querySelectorAll('.cg-moves .move')].at(-1).textContent;").await;
+    assert_eq!(last_cell, json!("crossbow@a3"));
+}

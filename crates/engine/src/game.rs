@@ -17,6 +17,12 @@ pub fn move_text<V: Variant>(m: Move) -> String {
     let sq = |s| V::Geo::name(s).to_string();
     let letter = |r: Role| V::PIECES.get(r.idx()).map_or('?', |d| d.letter);
     match m.kind {
+        MoveKind::Normal | MoveKind::EnPassant if m.aux != Move::NO_SQUARE => {
+            format!("{}{}/{}", sq(m.from), sq(m.to), sq(m.aux))
+        }
+        MoveKind::Promotion if m.aux != Move::NO_SQUARE => {
+            format!("{}{}{}/{}", sq(m.from), sq(m.to), letter(m.role).to_ascii_lowercase(), sq(m.aux))
+        }
         MoveKind::Normal | MoveKind::EnPassant | MoveKind::Castle => format!("{}{}", sq(m.from), sq(m.to)),
         MoveKind::Promotion => format!("{}{}{}", sq(m.from), sq(m.to), letter(m.role).to_ascii_lowercase()),
         MoveKind::Place => format!("{}@{}", letter(m.role), sq(m.to)),
@@ -139,24 +145,19 @@ impl<V: Variant> Game<V> {
         if let Some(o) = V::variant_outcome(&self.pos) {
             return Some(o);
         }
-        let turn = self.pos.turn();
         // Equips are legal only when a turn action remains after them, so a player with an
         // equip available is neither mated nor stalemated.
         if self.legal.is_empty() && self.equips.is_empty() {
-            return Some(if self.pos.is_check() {
-                Outcome::checkmate(!turn)
-            } else {
-                Outcome::draw(EndReason::Stalemate)
-            });
+            return Some(V::no_moves_outcome(&self.pos));
         }
         if V::insufficient_material(&self.pos) {
             return Some(Outcome::draw(EndReason::InsufficientMaterial));
         }
         let key = self.pos.hash();
-        if self.history.iter().filter(|h| **h == key).count() >= 2 {
+        if V::REPETITION && self.history.iter().filter(|h| **h == key).count() >= 2 {
             return Some(Outcome::draw(EndReason::Repetition));
         }
-        if self.pos.halfmoves() >= 100 {
+        if V::NO_PROGRESS_PLIES.is_some_and(|n| self.pos.halfmoves() >= n) {
             return Some(Outcome::draw(EndReason::NoProgress));
         }
         None
@@ -230,20 +231,25 @@ fn role_of_letter<V: Variant>(letter: char) -> Option<Role> {
 fn find_legal<V: Variant>(legal: &[Move], syntax: &ActionText) -> Option<Move> {
     let sq = |s: &str| V::Geo::parse_square(s);
     match syntax {
-        ActionText::Move { from, to, promotion, landing: None } => {
+        ActionText::Move { from, to, promotion, landing } => {
             let (from, to) = (sq(from)?, sq(to)?);
+            let landing = match landing {
+                Some(l) => sq(l)?,
+                None => Move::NO_SQUARE,
+            };
+            let lands = |m: &Move| m.kind == MoveKind::Castle || m.aux == landing;
             match promotion {
                 Some(p) => {
                     let role = role_of_letter::<V>(p.to_ascii_uppercase())?;
-                    legal
-                        .iter()
-                        .copied()
-                        .find(|m| m.kind == MoveKind::Promotion && m.from == from && m.to == to && m.role == role)
+                    legal.iter().copied().find(|m| {
+                        m.kind == MoveKind::Promotion && m.from == from && m.to == to && m.role == role && lands(m)
+                    })
                 }
                 None => legal.iter().copied().find(|m| {
                     matches!(m.kind, MoveKind::Normal | MoveKind::EnPassant | MoveKind::Castle)
                         && m.from == from
                         && m.to == to
+                        && lands(m)
                 }),
             }
         }
@@ -255,7 +261,7 @@ fn find_legal<V: Variant>(legal: &[Move], syntax: &ActionText) -> Option<Move> {
             let (role, to) = (role_of_letter::<V>(*letter)?, sq(square)?);
             legal.iter().copied().find(|m| m.kind == MoveKind::PromoteInPlace && m.to == to && m.role == role)
         }
-        ActionText::Move { landing: Some(_), .. } | ActionText::Equip { .. } => None,
+        ActionText::Equip { .. } => None,
     }
 }
 

@@ -89,7 +89,11 @@ pub fn legal_moves<V: Variant>(pos: &Position<V>, out: &mut MoveList) {
     if V::variant_outcome(pos).is_some() {
         return;
     }
-    if V::PIN_LEGALITY {
+    if V::CUSTOM_MOVEGEN {
+        V::gen_custom(pos, out);
+    } else if !V::CHECK {
+        generate::<V, false>(pos, out);
+    } else if V::PIN_LEGALITY {
         generate::<V, true>(pos, out);
     } else {
         generate::<V, false>(pos, out);

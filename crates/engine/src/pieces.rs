@@ -220,6 +220,24 @@ pub const QUEEN: PieceDef =
 pub const KING: PieceDef =
     PieceDef { kind: PieceKind::King, letter: 'K', leaps: &KING_LEAPS, slides: &[], royal: true, pawn: false };
 
+/// Grunt Chess's grunt: steps straight forward or backward without capturing, captures one
+/// step diagonally in any direction.
+pub const GRUNT: PieceDef = PieceDef {
+    kind: PieceKind::Grunt,
+    letter: 'G',
+    leaps: &[
+        leap_move(0, 1),
+        leap_move(0, -1),
+        leap_capture(1, 1),
+        leap_capture(-1, 1),
+        leap_capture(1, -1),
+        leap_capture(-1, -1),
+    ],
+    slides: &[],
+    royal: false,
+    pawn: false,
+};
+
 /// The FIDE piece set in role order P N B R Q K.
 pub const FIDE_PIECES: [PieceDef; 6] = [PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING];
 

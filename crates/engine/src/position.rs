@@ -359,6 +359,9 @@ impl<V: Variant> Position<V> {
     /// Enemy pieces attacking the side to move's king.
     #[inline(always)]
     pub fn checkers(&self) -> Bb<V> {
+        if !V::CHECK {
+            return Bb::<V>::ZERO;
+        }
         match self.king(self.turn) {
             Some(k) => self.attackers(k, !self.turn, self.occupied()),
             None => Bb::<V>::ZERO,
@@ -369,6 +372,11 @@ impl<V: Variant> Position<V> {
     #[inline(always)]
     pub fn is_check(&self) -> bool {
         self.checkers().any()
+    }
+
+    /// Replaces the castling rights, keeping the hash (for variants that move pieces themselves).
+    pub fn set_castling_rights(&mut self, rights: Bb<V>) {
+        self.set_castling(rights);
     }
 
     #[inline(always)]
@@ -609,11 +617,19 @@ impl<V: Variant> Position<V> {
         if V::KING < MAX_ROLES {
             for color in Color::ALL {
                 let n = self.board.pieces(color, V::KING).count();
-                if n == 0 || n > V::MAX_KINGS {
-                    return Err(PositionError::new(if V::MAX_KINGS == 1 {
-                        format!("{} must have exactly one king, found {n}", color.name())
-                    } else {
-                        format!("{} must have 1 to {} kings, found {n}", color.name(), V::MAX_KINGS)
+                let (min, max) = V::king_range(color);
+                if n < min || n > max {
+                    return Err(PositionError::new(match (min, max) {
+                        (0, 0) => format!("{} has no king in {}, found {n}", color.name(), V::NAME),
+                        (a, b) if a == b => {
+                            format!(
+                                "{} must have exactly {} king{}, found {n}",
+                                color.name(),
+                                if a == 1 { "one".to_string() } else { a.to_string() },
+                                if a == 1 { "" } else { "s" }
+                            )
+                        }
+                        (a, b) => format!("{} must have {a} to {b} kings, found {n}", color.name()),
                     }));
                 }
             }
@@ -631,7 +647,8 @@ impl<V: Variant> Position<V> {
                 }
             }
         }
-        if let Some(k) = self.king(!self.turn)
+        if V::CHECK
+            && let Some(k) = self.king(!self.turn)
             && self.attackers(k, self.turn, self.occupied()).any()
         {
             return Err(PositionError::new(format!("the side not to move ({}) is in check", (!self.turn).name())));

@@ -13,7 +13,11 @@ use crate::position::{Position, PositionError};
 use crate::square::Color;
 use crate::state::VariantState;
 use crate::variant::Variant;
+use crate::variants::chessception::Chessception;
+use crate::variants::class_warfare::ClassWarfare;
+use crate::variants::electrum::Electrum;
 use crate::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use crate::variants::grunt::Grunt;
 use crate::variants::lootbox::LootBox;
 use crate::variants::standard::Standard;
 
@@ -315,13 +319,17 @@ const fn make_info<V: Variant>() -> VariantInfo {
     }
 }
 
-static VARIANTS: [VariantInfo; 6] = [
+static VARIANTS: [VariantInfo; 10] = [
     make_info::<ChessGold>(),
     make_info::<LootBox>(),
     make_info::<Standard>(),
     make_info::<ConquerorGold>(),
     make_info::<Conqueror>(),
     make_info::<Sandbox>(),
+    make_info::<Electrum>(),
+    make_info::<ClassWarfare>(),
+    make_info::<Grunt>(),
+    make_info::<Chessception>(),
 ];
 
 fn info_of<V: Variant>() -> &'static VariantInfo {

@@ -116,6 +116,42 @@ pub struct OpenedView {
     pub contents: String,
 }
 
+/// A piece type's factory (Class Warfare).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct FactoryView {
+    /// The piece letter.
+    pub piece: char,
+    /// Its two factory squares.
+    pub squares: Vec<String>,
+    /// Whether both are occupied, so the type moves as in chess.
+    pub running: bool,
+}
+
+/// A piece's hit points (Chessception).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct HpView {
+    /// Square name.
+    pub square: String,
+    /// Hit points left.
+    pub hp: u8,
+    /// Full hit points of the piece.
+    pub max: u8,
+    /// Whether damage to it is halved (the king's aura; kings always).
+    pub shielded: bool,
+}
+
+/// Damage dealt by the last action (Chessception).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct DamageView {
+    /// Square of the piece that lost HP.
+    pub square: String,
+    /// HP lost.
+    pub amount: u8,
+}
+
 /// Everything a variant shows beyond the board. Fields a variant does not use stay `None`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -138,6 +174,21 @@ pub struct VariantState {
     /// Non-king pieces each side has on the board, and the most it may have.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub piece_count: Option<ByColor<u32>>,
+    /// Experience points of both players (Grunt Chess).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub xp: Option<ByColor<u32>>,
+    /// The factories and whether each piece type runs (Class Warfare).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub factories: Option<Vec<FactoryView>>,
+    /// Proletariat moves left before the bourgeoisie wins by the move limit (Class Warfare).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub moves_left: Option<u32>,
+    /// Hit points and shields of every piece (Chessception).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub hp: Option<Vec<HpView>>,
+    /// Damage dealt by the last action (Chessception).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub damage: Option<Vec<DamageView>>,
     /// Loot boxes on the board.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub boxes: Option<Vec<BoxView>>,

@@ -137,13 +137,21 @@ pub trait Variant: 'static + Sized + Copy + Debug + Default + Send + Sync + Part
     const PIN_LEGALITY: bool = true;
     /// Castling needs the squares the king crosses and lands on to be unattacked.
     const CASTLE_SAFE_PATH: bool = true;
-    /// The FIDE (lichess) insufficient-material draw applies.
-    const INSUFFICIENT_MATERIAL: bool = false;
     /// Captures convert (Conqueror): the captured piece changes sides onto the capturer's origin.
     const CONVERSION: bool = false;
 
     /// Most kings a side may have on the board (more than one only where kings can be won).
     const MAX_KINGS: u32 = 1;
+    /// Check rules apply: an action may not leave the mover's king attacked. Without them
+    /// (Class Warfare, Chessception) kings can be taken and every generated move is legal.
+    const CHECK: bool = true;
+    /// The variant generates its moves itself ([`Variant::gen_custom`]) instead of the shared
+    /// generator.
+    const CUSTOM_MOVEGEN: bool = false;
+    /// Threefold repetition draws.
+    const REPETITION: bool = true;
+    /// Plies without progress that draw (`None`: no such rule).
+    const NO_PROGRESS_PLIES: Option<u32> = Some(100);
 
     /// Movement summary of each role (derived).
     const ROLE_INFO: [RoleInfo; MAX_ROLES] = RoleInfo::table(Self::PIECES);
@@ -154,6 +162,24 @@ pub trait Variant: 'static + Sized + Copy + Debug + Default + Send + Sync + Part
 
     /// The variant's precomputed piece tables (one static per variant).
     fn piece_tables() -> &'static PieceTables<Bb<Self>>;
+
+    /// The turn actions of a variant with its own generator (see [`Variant::CUSTOM_MOVEGEN`]).
+    fn gen_custom(_pos: &Position<Self>, _out: &mut MoveList) {}
+
+    /// The result when the side to move has no legal action (and no equip): checkmate when in
+    /// check, stalemate otherwise, unless the variant says else.
+    fn no_moves_outcome(pos: &Position<Self>) -> Outcome {
+        if pos.is_check() {
+            Outcome::checkmate(!pos.turn())
+        } else {
+            Outcome::draw(crate::outcome::EndReason::Stalemate)
+        }
+    }
+
+    /// How many kings `color` must have: at least one, at most [`Variant::MAX_KINGS`].
+    fn king_range(_color: Color) -> (u32, u32) {
+        (1, Self::MAX_KINGS)
+    }
 
     /// Squares held by neutral blockers (loot boxes): nothing moves onto, through or into them.
     #[inline(always)]

@@ -7,7 +7,11 @@
 
 use chessgold_engine::game::move_text;
 use chessgold_engine::geometry::Geometry;
+use chessgold_engine::variants::chessception::Chessception;
+use chessgold_engine::variants::class_warfare::ClassWarfare;
+use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::grunt::Grunt;
 use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Game, Position, Variant};
@@ -131,6 +135,26 @@ proptest! {
     #[test]
     fn lootbox_playouts_keep_invariants(seed in any::<u64>()) {
         playout::<LootBox>(seed, 100);
+    }
+
+    #[test]
+    fn electrum_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<Electrum>(seed, 150);
+    }
+
+    #[test]
+    fn class_warfare_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<ClassWarfare>(seed, 120);
+    }
+
+    #[test]
+    fn grunt_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<Grunt>(seed, 150);
+    }
+
+    #[test]
+    fn chessception_playouts_keep_invariants(seed in any::<u64>()) {
+        playout::<Chessception>(seed, 160);
     }
 
     #[test]

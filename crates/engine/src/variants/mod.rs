@@ -1,6 +1,10 @@
 //! One module per variant.
 
+pub mod chessception;
+pub mod class_warfare;
+pub mod electrum;
 pub mod gold;
+pub mod grunt;
 pub mod lootbox;
 pub mod standard;
 

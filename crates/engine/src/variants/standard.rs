@@ -52,7 +52,6 @@ impl Variant for Standard {
     const START_FEN: &'static str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     const CASTLES: &'static [crate::variant::CastleDef] = &FIDE_CASTLES;
     const PROMOTION_ROLES: u16 = role_mask(&FIDE_PIECES, &['N', 'B', 'R', 'Q']);
-    const INSUFFICIENT_MATERIAL: bool = true;
 
     piece_tables!(u64);
 

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use chessgold_engine::{Game, Move, Position};
+use chessgold_engine::{Game, Move, MoveKind, Position};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -16,8 +16,13 @@ pub fn game_history<V: BotVariant>(game: &Game<V>) -> Vec<u64> {
     let mut pos: Position<V> = game.start_position().clone();
     let mut out = Vec::with_capacity(game.actions().len());
     for &m in game.actions() {
-        out.push(pos.hash());
-        pos.play_unchecked(m);
+        if m.kind == MoveKind::Equip {
+            // Equips do not end the turn; the game records a position only per turn.
+            V::apply_equip(&mut pos, m);
+        } else {
+            out.push(pos.hash());
+            pos.play_unchecked(m);
+        }
     }
     out
 }

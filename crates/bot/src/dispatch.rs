@@ -2,6 +2,7 @@
 
 use chessgold_engine::Variant;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 
 use crate::eval::BotVariant;
@@ -22,6 +23,7 @@ pub fn dispatch<F: WithVariant>(id: &str, f: F) -> Option<F::Output> {
         _ if id == Sandbox::ID => Some(f.run::<Sandbox>()),
         _ if id == Conqueror::ID => Some(f.run::<Conqueror>()),
         _ if id == ConquerorGold::ID => Some(f.run::<ConquerorGold>()),
+        _ if id == LootBox::ID => Some(f.run::<LootBox>()),
         _ => None,
     }
 }

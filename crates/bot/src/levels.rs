@@ -25,8 +25,10 @@ pub struct LevelSpec {
     pub noise_cp: i32,
     /// Chance per move, in thousandths, of playing a random legal action instead.
     pub blunder_permille: u32,
-    /// Share of the move's time budget the level uses, percent.
-    pub time_share: u32,
+    /// Share of the move's time budget the level uses, in thousandths. Node caps and time
+    /// shares both grow about threefold per level, so a level searches about three times
+    /// what the level below does whether its node cap or its time binds.
+    pub time_share_permille: u32,
     /// Transposition table size, MB.
     pub tt_megabytes: usize,
 }
@@ -38,10 +40,10 @@ pub const LEVELS: [LevelSpec; 8] = [
         name: "Beginner",
         rating: 400,
         max_depth: 1,
-        nodes: Some(400),
+        nodes: Some(550),
         noise_cp: 250,
         blunder_permille: 300,
-        time_share: 10,
+        time_share_permille: 1,
         tt_megabytes: 1,
     },
     LevelSpec {
@@ -49,10 +51,10 @@ pub const LEVELS: [LevelSpec; 8] = [
         name: "Novice",
         rating: 700,
         max_depth: 2,
-        nodes: Some(1_500),
+        nodes: Some(1_600),
         noise_cp: 150,
         blunder_permille: 150,
-        time_share: 10,
+        time_share_permille: 2,
         tt_megabytes: 1,
     },
     LevelSpec {
@@ -63,7 +65,7 @@ pub const LEVELS: [LevelSpec; 8] = [
         nodes: Some(5_000),
         noise_cp: 80,
         blunder_permille: 60,
-        time_share: 10,
+        time_share_permille: 5,
         tt_megabytes: 2,
     },
     LevelSpec {
@@ -74,7 +76,7 @@ pub const LEVELS: [LevelSpec; 8] = [
         nodes: Some(15_000),
         noise_cp: 45,
         blunder_permille: 25,
-        time_share: 10,
+        time_share_permille: 14,
         tt_megabytes: 4,
     },
     LevelSpec {
@@ -82,10 +84,10 @@ pub const LEVELS: [LevelSpec; 8] = [
         name: "Strong club player",
         rating: 1350,
         max_depth: 6,
-        nodes: Some(40_000),
-        noise_cp: 25,
-        blunder_permille: 8,
-        time_share: 15,
+        nodes: Some(45_000),
+        noise_cp: 30,
+        blunder_permille: 10,
+        time_share_permille: 41,
         tt_megabytes: 8,
     },
     LevelSpec {
@@ -93,10 +95,10 @@ pub const LEVELS: [LevelSpec; 8] = [
         name: "Expert",
         rating: 1550,
         max_depth: 8,
-        nodes: Some(120_000),
-        noise_cp: 12,
+        nodes: Some(135_000),
+        noise_cp: 10,
         blunder_permille: 0,
-        time_share: 25,
+        time_share_permille: 123,
         tt_megabytes: 16,
     },
     LevelSpec {
@@ -107,7 +109,7 @@ pub const LEVELS: [LevelSpec; 8] = [
         nodes: Some(400_000),
         noise_cp: 0,
         blunder_permille: 0,
-        time_share: 45,
+        time_share_permille: 370,
         tt_megabytes: 32,
     },
     LevelSpec {
@@ -118,7 +120,7 @@ pub const LEVELS: [LevelSpec; 8] = [
         nodes: None,
         noise_cp: 0,
         blunder_permille: 0,
-        time_share: 100,
+        time_share_permille: 1000,
         tt_megabytes: 64,
     },
 ];
@@ -213,7 +215,7 @@ pub struct Budget {
 /// a clock, about a thirtieth of the remaining time plus most of the increment, never more
 /// than a fifth of what is left.
 pub fn plan(limits: Limits, spec: &LevelSpec) -> Budget {
-    let share = |ms: u64| ms * u64::from(spec.time_share) / 100;
+    let share = |ms: u64| ms * u64::from(spec.time_share_permille) / 1000;
     let (hard, soft) = if let Some(mt) = limits.movetime_ms {
         let hard = share(mt).max(1);
         (Some(hard), Some(hard * 6 / 10))
@@ -249,6 +251,8 @@ mod tests {
             assert!(pair[1].max_depth >= pair[0].max_depth);
             assert!(pair[1].noise_cp <= pair[0].noise_cp);
             assert!(pair[1].blunder_permille <= pair[0].blunder_permille);
+            assert!(pair[1].time_share_permille > pair[0].time_share_permille);
+            assert!(pair[1].nodes.unwrap_or(u64::MAX) > pair[0].nodes.unwrap_or(0));
         }
         assert_eq!(Level::MAX.spec().nodes, None, "level 8 is bounded by time only");
     }

@@ -56,7 +56,8 @@ pub struct Analysis {
 }
 
 /// Searches `pos` of variant `V` after the game positions `history` (repetition keys, oldest
-/// first) with a fresh table of `tt_megabytes`.
+/// first, see [`game_history`]) with a fresh 16 MB table. Reuse a [`Searcher`] (or a [`Bot`])
+/// to keep the table from move to move.
 pub fn search<V: BotVariant>(pos: &Position<V>, history: &[u64], opts: SearchOptions) -> SearchResult {
     Searcher::<V>::new(16).search(pos, history, opts)
 }

@@ -6,7 +6,7 @@ use core::str::FromStr;
 
 use chessgold_engine::game::move_text;
 use chessgold_engine::movegen::legal_moves;
-use chessgold_engine::{Color, Game, Move};
+use chessgold_engine::{Color, Game, Move, Position};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -265,7 +265,7 @@ impl<V: BotVariant> Seat<V> {
 
 /// Random opening plies from `seed`, kept only if a short search judges the position roughly
 /// level (at most 30 tries).
-fn opening<V: BotVariant>(seed: u64, plies: u32) -> Vec<Move> {
+fn opening<V: BotVariant>(seed: u64, opening_seed: u64, plies: u32) -> Vec<Move> {
     let mut judge = Searcher::<V>::new(4);
     let mut best = Vec::new();
     let mut best_abs = i32::MAX;
@@ -274,7 +274,7 @@ fn opening<V: BotVariant>(seed: u64, plies: u32) -> Vec<Move> {
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         bytes[8..16].copy_from_slice(&attempt.to_le_bytes());
         let mut rng = ChaCha20Rng::from_seed(bytes);
-        let mut game = Game::<V>::new();
+        let mut game = Game::<V>::from_position_seeded(Position::start(), Some(opening_seed));
         let mut moves = Vec::new();
         let mut list = Vec::new();
         for _ in 0..plies {
@@ -317,16 +317,21 @@ fn run_match<V: BotVariant>(
     for g in 0..cfg.games {
         let pair = (g / 2) as usize;
         if openings.len() <= pair {
-            openings.push(opening::<V>(mix64(cfg.seed ^ (pair as u64 + 1).wrapping_mul(0x9E37)), plies));
+            openings.push(opening::<V>(
+                mix64(cfg.seed ^ (pair as u64 + 1).wrapping_mul(0x9E37)),
+                mix64(cfg.seed ^ pair as u64),
+                plies,
+            ));
         }
         let first_is_white = g % 2 == 0;
         first.new_game()?;
         second.new_game()?;
-        let mut game = Game::<V>::new();
+        let game_seed = mix64(cfg.seed ^ u64::from(g).wrapping_mul(0xA24B_AED4_963E_E407));
+        // Both games of a pair share the opening and the random events (loot boxes).
+        let mut game = Game::<V>::from_position_seeded(Position::start(), Some(mix64(cfg.seed ^ pair as u64)));
         for &m in &openings[pair] {
             let _ = game.play(m);
         }
-        let game_seed = mix64(cfg.seed ^ u64::from(g).wrapping_mul(0xA24B_AED4_963E_E407));
         let mut reason = None;
         let mut forfeit: Option<Color> = None;
         while game.outcome().is_none() {

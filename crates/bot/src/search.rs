@@ -171,6 +171,9 @@ impl<V: BotVariant> Searcher<V> {
             *h /= 8;
         }
         self.root_best = None;
+        let mut hidden = pos.clone();
+        V::hide_secrets(&mut hidden, mix64(opts.seed ^ 0x5EED));
+        let pos = &hidden;
 
         let mut root = Vec::new();
         legal_moves(pos, &mut root);
@@ -259,7 +262,7 @@ impl<V: BotVariant> Searcher<V> {
         {
             self.stop = true;
         }
-        if self.nodes & 1023 == 0
+        if self.nodes & 255 == 0
             && let Some(d) = self.opts.deadline
             && Instant::now() >= d
         {

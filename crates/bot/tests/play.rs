@@ -32,11 +32,11 @@ fn supported(id: &str) -> bool {
     dispatch(id, Probe).is_some()
 }
 
-/// Registered (or about to be) variants whose bot is still to be written. `lootbox`: the
-/// search plays actions on a copy of the position, whose box contents come from the game's
-/// seed, so a bot must first search a position with a stand-in seed (rule 2: bots never see
-/// the seed).
-const PENDING: &[&str] = &["lootbox"];
+/// Variants of the seed-variants rule book whose bot is still to be written (each needs a
+/// `BotVariant` impl with its evaluator and a line in `dispatch()`; the search stays as it is).
+/// Listed so that the engine can register them before their bots exist; a variant registered
+/// without a bot and not listed here fails this test.
+const PENDING: &[&str] = &["electrum", "class-warfare", "grunt", "chessception"];
 
 #[test]
 fn every_registered_variant_has_a_bot() {
@@ -104,7 +104,7 @@ fn respects_the_node_budget_and_a_passed_deadline() {
     }
     for info in variants().iter().filter(|v| supported(v.id)) {
         let (nodes, legal) = dispatch(info.id, Deadline).expect("supported");
-        assert!(nodes <= 1024 && legal, "{}: {nodes} nodes after the deadline", info.id);
+        assert!(nodes <= 256 && legal, "{}: {nodes} nodes after the deadline", info.id);
     }
 }
 

@@ -262,7 +262,7 @@ impl<V: Variant> ChessEval<V> {
     pub fn breakdown(&self, pos: &Position<V>, extra_phase: i32) -> EvalInfo<Bb<V>> {
         let board = pos.board();
         let n = V::Geo::SQUARES;
-        let occ = board.occupied();
+        let occ = pos.occupied();
         let pawn_role = V::PAWN;
         let king_role = V::KING;
         let mut info = EvalInfo {

@@ -19,18 +19,18 @@ use chessgold_engine::bitboard::BitBoard;
 use chessgold_engine::geometry::{Board8x8, Geometry};
 use chessgold_engine::pieces::{MAX_ROLES, PieceKind, Role};
 use chessgold_engine::variants::gold::{COST, Family, INCOME, PROMOTION_FEE, SANDBOX_CAP};
-use chessgold_engine::{Color, Position};
+use chessgold_engine::{Color, Position, Variant};
 
 use super::chess::{ChessEval, attacks, kind_value};
 use super::{Evaluator, MATE_BOUND};
 
 /// Centipawns per half gold, for the first eight gold (a queen's price).
-const GOLD_CP: i32 = 38;
+pub(crate) const GOLD_CP: i32 = 38;
 /// Centipawns per half gold beyond eight gold.
 const GOLD_CP_EXTRA: i32 = 25;
 
 /// Penalty weights for a checking placement of P, N, B, R, Q.
-const PLACE_CHECK: [i32; 5] = [12, 30, 24, 34, 55];
+pub(crate) const PLACE_CHECK: [i32; 5] = [12, 30, 24, 34, 55];
 
 /// The evaluator of the Chess Gold family (also used by `conqueror`, which has no economy).
 pub struct GoldEval<V: Family> {
@@ -55,7 +55,60 @@ fn ranks(color: Color, from: u32, to: u32) -> u64 {
     (from..=to).fold(0, |acc, r| acc | t.rank[if color == Color::White { r } else { 7 - r } as usize])
 }
 
-fn gold_value(half: i32) -> i32 {
+/// Where `color` may place a piece of FIDE `role` (the rule book's zones), before emptiness:
+/// its first three ranks (pawns its second and third), or anywhere (pawns ranks 2-7).
+pub(crate) fn zone(role: usize, color: Color, anywhere: bool) -> u64 {
+    let pawn = role == 0;
+    if anywhere {
+        if pawn { ranks(color, 1, 6) } else { Board8x8::tables().all }
+    } else if pawn {
+        ranks(color, 1, 2)
+    } else {
+        ranks(color, 0, 2)
+    }
+}
+
+/// The danger to `defender`'s king from pieces the enemy could place with a check: for each
+/// FIDE piece the enemy can afford (`enemy_gold` half-gold units at its next turn, `None` for
+/// free placements), the squares of its zone from which it would check, above all those the
+/// defender does not guard.
+pub(crate) fn placement_danger<V: Variant<Geo = Board8x8>>(
+    pos: &Position<V>,
+    defender: Color,
+    enemy_gold: Option<u32>,
+    anywhere: bool,
+    attacked: &[u64; 2],
+) -> i32 {
+    let Some(king) = pos.king(defender) else { return 0 };
+    let enemy = !defender;
+    let to_move = pos.turn() == enemy;
+    let occ = pos.occupied();
+    let empty = !occ & Board8x8::tables().all;
+    let mut danger = 0;
+    for role in 0..5usize {
+        let affordable_now = enemy_gold.is_none_or(|g| g >= COST[role]);
+        let affordable_soon = enemy_gold.is_none_or(|g| g + 2 * INCOME >= COST[role]);
+        if !affordable_soon {
+            continue;
+        }
+        // The squares a piece of this role would give check from (pawns reversed).
+        let from = attacks::<V>(role, defender, king, occ) & zone(role, enemy, anywhere) & empty;
+        if from == 0 {
+            continue;
+        }
+        let safe = from & (!attacked[defender.index()] | attacked[enemy.index()]);
+        let w = PLACE_CHECK[role];
+        let mut d = w * safe.count().min(3) as i32 + w / 4 * (from & !safe).count().min(3) as i32;
+        if !affordable_now {
+            d /= 3;
+        }
+        danger += d;
+    }
+    if to_move { danger * 3 / 2 } else { danger }
+}
+
+/// The worth of `half` half-gold units in the treasury.
+pub(crate) fn gold_value(half: i32) -> i32 {
     GOLD_CP * half.min(16) + GOLD_CP_EXTRA * (half - 16).max(0)
 }
 
@@ -65,58 +118,8 @@ impl<V: Family> GoldEval<V> {
         GoldEval { chess: ChessEval::new() }
     }
 
-    /// Where `color` may place a piece of `role` (the rule book's zones), before emptiness.
-    fn zone(role: usize, color: Color) -> u64 {
-        let pawn = role == 0;
-        if V::ANYWHERE {
-            if pawn { ranks(color, 1, 6) } else { Board8x8::tables().all }
-        } else if pawn {
-            ranks(color, 1, 2)
-        } else {
-            ranks(color, 0, 2)
-        }
-    }
-
     fn non_king_count(pos: &Position<V>, color: Color) -> u32 {
         (pos.board().by_color(color) & !pos.board().by_role(V::KING)).count()
-    }
-
-    /// The danger to `defender`'s king from pieces the enemy could place with a check.
-    fn placement_danger(pos: &Position<V>, defender: Color, attacked: &[u64; 2]) -> i32 {
-        let Some(king) = pos.king(defender) else { return 0 };
-        let enemy = !defender;
-        let e = pos.ext();
-        let to_move = pos.turn() == enemy;
-        if V::PLACEMENT_BAN && to_move && e.placed_last[enemy.index()] {
-            return 0;
-        }
-        if V::ANYWHERE && Self::non_king_count(pos, enemy) >= SANDBOX_CAP {
-            return 0;
-        }
-        let gold = e.gold[enemy.index()] + if to_move { 0 } else { INCOME };
-        let occ = pos.board().occupied();
-        let empty = !occ & Board8x8::tables().all;
-        let mut danger = 0;
-        for role in 0..5usize {
-            let affordable_now = !V::GOLD || gold >= COST[role];
-            let affordable_soon = !V::GOLD || gold + 2 * INCOME >= COST[role];
-            if !affordable_soon {
-                continue;
-            }
-            // The squares a piece of this role would give check from (pawns reversed).
-            let from = attacks::<V>(role, defender, king, occ) & Self::zone(role, enemy) & empty;
-            if from == 0 {
-                continue;
-            }
-            let safe = from & (!attacked[defender.index()] | attacked[enemy.index()]);
-            let w = PLACE_CHECK[role];
-            let mut d = w * safe.count().min(3) as i32 + w / 4 * (from & !safe).count().min(3) as i32;
-            if !affordable_now {
-                d /= 3;
-            }
-            danger += d;
-        }
-        if to_move { danger * 3 / 2 } else { danger }
     }
 }
 
@@ -150,7 +153,16 @@ impl<V: Family> Evaluator<V> for GoldEval<V> {
         }
         if V::PLACEMENT {
             for color in Color::ALL {
-                let d = Self::placement_danger(pos, color, &info.attacked);
+                let enemy = !color;
+                let d = if V::PLACEMENT_BAN && pos.turn() == enemy && e.placed_last[enemy.index()] {
+                    0
+                } else if V::ANYWHERE && Self::non_king_count(pos, enemy) >= SANDBOX_CAP {
+                    0
+                } else {
+                    let income = if pos.turn() == enemy { 0 } else { INCOME };
+                    let gold = V::GOLD.then_some(e.gold[enemy.index()] + income);
+                    placement_danger(pos, color, gold, V::ANYWHERE, &info.attacked)
+                };
                 info.mg[color.index()] -= d;
                 info.eg[color.index()] -= d;
             }
@@ -186,7 +198,7 @@ impl<V: Family> Evaluator<V> for GoldEval<V> {
     }
 }
 
-impl<V: chessgold_engine::Variant> Evaluator<V> for ChessEval<V> {
+impl<V: Variant> Evaluator<V> for ChessEval<V> {
     fn evaluate(&self, pos: &Position<V>) -> i32 {
         ChessEval::evaluate(self, pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }

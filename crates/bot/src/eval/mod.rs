@@ -8,15 +8,18 @@
 
 mod chess;
 mod gold;
+mod loot;
 
 pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
 pub use gold::GoldEval;
+pub use loot::LootEval;
 
 use core::fmt::Debug;
 
 use chessgold_engine::action::MoveKind;
 use chessgold_engine::pieces::Role;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Move, Position, Variant};
 
@@ -78,6 +81,11 @@ pub trait BotVariant: Variant {
     fn no_move_score(pos: &Position<Self>) -> i32 {
         if pos.is_check() { -MATE } else { 0 }
     }
+
+    /// Removes from a copy of the position what a player may not know before the search
+    /// plays actions on it (the seed of random events: rule 2 of `lootbox`), replacing it
+    /// with a stand-in drawn from the bot's own seed.
+    fn hide_secrets(_pos: &mut Position<Self>, _stand_in: u64) {}
 }
 
 impl BotVariant for Standard {
@@ -112,5 +120,30 @@ impl BotVariant for Sandbox {
     type Eval = GoldEval<Sandbox>;
     fn evaluator() -> Self::Eval {
         GoldEval::new()
+    }
+}
+
+impl BotVariant for LootBox {
+    type Eval = LootEval;
+    fn evaluator() -> Self::Eval {
+        LootEval::new()
+    }
+
+    /// Without a turn action a player may still have equips, which the bot does not play:
+    /// judge such a position as level rather than lost.
+    fn no_move_score(pos: &Position<Self>) -> i32 {
+        let mut equips = Vec::new();
+        Self::gen_equips(pos, &mut equips);
+        if !equips.is_empty() {
+            0
+        } else if pos.is_check() {
+            -MATE
+        } else {
+            0
+        }
+    }
+
+    fn hide_secrets(pos: &mut Position<Self>, stand_in: u64) {
+        pos.ext_mut().seed = stand_in;
     }
 }

@@ -154,9 +154,9 @@ impl<V: Family> Evaluator<V> for GoldEval<V> {
         if V::PLACEMENT {
             for color in Color::ALL {
                 let enemy = !color;
-                let d = if V::PLACEMENT_BAN && pos.turn() == enemy && e.placed_last[enemy.index()] {
-                    0
-                } else if V::ANYWHERE && Self::non_king_count(pos, enemy) >= SANDBOX_CAP {
+                let banned = V::PLACEMENT_BAN && pos.turn() == enemy && e.placed_last[enemy.index()];
+                let capped = V::ANYWHERE && Self::non_king_count(pos, enemy) >= SANDBOX_CAP;
+                let d = if banned || capped {
                     0
                 } else {
                     let income = if pos.turn() == enemy { 0 } else { INCOME };

@@ -312,9 +312,16 @@ fn explain<V: Variant>(pos: &Position<V>, legal: &[Move], text: &str, syntax: &A
             let same: Vec<&Move> = legal.iter().filter(|m| m.is_board_move() && m.from == from && m.to == to).collect();
             if !same.is_empty() {
                 let options: Vec<String> = same.iter().rev().map(|m| move_text::<V>(**m)).collect();
+                let landing_choice = same.iter().any(|m| m.aux != Move::NO_SQUARE && m.kind != MoveKind::Castle);
                 return match promotion {
-                    Some(p) => illegal(format!("'{p}' is not a choice for this move (legal: {})", options.join(", "))),
-                    None => illegal(format!("this move needs a promotion letter: {}", options.join(", "))),
+                    Some(p) if !landing_choice => {
+                        illegal(format!("'{p}' is not a choice for this move (legal: {})", options.join(", ")))
+                    }
+                    _ if landing_choice => illegal(format!(
+                        "this attack needs the square where the attacker lands: {}",
+                        options.join(", ")
+                    )),
+                    _ => illegal(format!("this move needs a promotion letter: {}", options.join(", "))),
                 };
             }
             let mut pseudo = Vec::new();

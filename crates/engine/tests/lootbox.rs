@@ -425,3 +425,13 @@ fn position_text_is_validated() {
         assert!(err.to_string().contains(fragment), "{fen}: {err}");
     }
 }
+
+#[test]
+fn rule_5_a_hit_is_by_the_piece_as_it_stands_a_crowned_queen_opens_at_once() {
+    let fen = "4k3/8/8/8/1P6/8/8/4K3 w - - 0 1 gold=4/3 boxes=c5:0 inventory=-/- items=- countdown=3 words=1";
+    let g = game(0, Some(fen), "b4b5");
+    assert_eq!(boxes(g.as_ref()), vec![("c5".into(), 1)], "a pawn's hit");
+    let fen = "4k3/8/8/8/8/1N6/8/4K3 w - - 0 1 gold=4/3 boxes=c5:0 inventory=crown/- items=- countdown=3 words=1";
+    let g = game(0, Some(fen), "crown@b3=Q b3b4");
+    assert!(boxes(g.as_ref()).is_empty(), "the knight crowned a queen opens the box at once");
+}

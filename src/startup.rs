@@ -27,7 +27,7 @@ use crate::error::PageError;
 use crate::metrics::Metrics;
 use crate::session_store::AnySessionStore;
 use crate::settings::Settings;
-use crate::{api, auth, db, metrics, middleware, pages};
+use crate::{api, auth, db, metrics, middleware, pages, telemetry};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "cg_session";
@@ -191,7 +191,7 @@ fn run(
             .wrap(session)
             .wrap(from_fn(metrics::track))
             .wrap(from_fn(middleware::request_id_header))
-            .wrap(TracingLogger::default())
+            .wrap(TracingLogger::<telemetry::RequestSpan>::new())
             .route("/healthz", web::get().to(healthz))
             .route("/metrics", web::get().to(metrics::metrics))
             .service(

@@ -25,6 +25,21 @@ pub struct LocalRequest {
     /// Optional start position text.
     #[serde(default)]
     pub fen: Option<String>,
+    /// Seed of the random events of a variant that has them (loot boxes); 0 when absent.
+    /// Ignored by variants without randomness.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+/// The answer: the engine's snapshot, plus the seed of a game with random events.
+#[derive(Debug, serde::Serialize)]
+pub struct LocalState {
+    /// Everything the board needs.
+    #[serde(flatten)]
+    pub snapshot: chessgold_engine::registry::Snapshot,
+    /// The seed, for variants with random events (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// Replays the actions and answers the engine's snapshot of the resulting game.
@@ -53,8 +68,12 @@ pub async fn play(state: web::Data<AppState>, body: web::Json<LocalRequest>) -> 
         Some(fen) if fen.len() > MAX_FEN_LEN => {
             return Err(ApiError::unprocessable("bad_fen", format!("the position text is over {MAX_FEN_LEN} bytes")));
         }
-        Some(fen) => info.game_from_fen(fen).map_err(|e| ApiError::unprocessable("bad_fen", e.to_string()))?,
-        None => info.new_game(),
+        Some(fen) => match body.seed {
+            Some(seed) => info.seeded_game_from_fen(fen, seed),
+            None => info.game_from_fen(fen),
+        }
+        .map_err(|e| ApiError::unprocessable("bad_fen", e.to_string()))?,
+        None => body.seed.map_or_else(|| info.new_game(), |seed| info.new_seeded_game(seed)),
     };
     for (i, action) in body.actions.iter().enumerate() {
         if action.len() > MAX_ACTION_LEN {
@@ -71,5 +90,5 @@ pub async fn play(state: web::Data<AppState>, body: web::Json<LocalRequest>) -> 
             return Err(e);
         }
     }
-    Ok(HttpResponse::Ok().json(game.snapshot()))
+    Ok(HttpResponse::Ok().json(LocalState { snapshot: game.snapshot(), seed: game.seed() }))
 }

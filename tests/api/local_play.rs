@@ -197,3 +197,28 @@ async fn unknown_api_paths_answer_json_404() {
     let json: Value = resp.json().await.unwrap();
     assert_eq!(json["code"], "not_found");
 }
+
+#[tokio::test]
+async fn a_seeded_variant_replays_exactly_from_its_seed() {
+    let app = spawn_app().await;
+    let seeded = chessgold_engine::registry::variant("lootbox").expect("loot boxes are registered");
+    assert!(seeded.seeded);
+    let start: Value = app.post_local(&json!({"variant": seeded.id, "seed": 42})).await.json().await.unwrap();
+    assert_eq!(start["seed"], 42);
+    let actions: Vec<Value> = start["legal"].as_array().unwrap().iter().take(1).cloned().collect();
+    let body = json!({"variant": seeded.id, "seed": 42, "actions": actions});
+    let a: Value = app.post_local(&body).await.json().await.unwrap();
+    let b: Value = app.post_local(&body).await.json().await.unwrap();
+    assert_eq!(a, b, "the same seed and actions give the same game");
+    let unseeded: Value = app.post_local(&json!({"variant": seeded.id})).await.json().await.unwrap();
+    assert_eq!(unseeded["seed"], 0, "no seed means seed 0");
+}
+
+#[tokio::test]
+async fn a_variant_without_randomness_ignores_the_seed() {
+    let app = spawn_app().await;
+    let resp = app.post_local(&json!({"variant": "standard", "seed": 7, "actions": ["e2e4"]})).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert!(body.get("seed").is_none(), "{body}");
+}

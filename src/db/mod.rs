@@ -75,11 +75,11 @@ pub async fn create_database(server: &PgConnectOptions, name: &str) -> anyhow::R
     Ok(())
 }
 
-/// Drops every database whose name starts with `prefix` (a plain name): cleanup of test runs.
+/// The databases whose names start with `prefix` (a plain name).
 ///
 /// # Errors
-/// A prefix that is not plain, an unreachable server or a failing statement.
-pub async fn drop_databases_with_prefix(server: &PgConnectOptions, prefix: &str) -> anyhow::Result<()> {
+/// A prefix that is not plain, an unreachable server or a failing query.
+pub async fn databases_with_prefix(server: &PgConnectOptions, prefix: &str) -> anyhow::Result<Vec<String>> {
     use sqlx::{ConnectOptions, Connection};
     plain_name(prefix)?;
     let mut conn = server.connect().await.context("connecting to the PostgreSQL server")?;
@@ -88,13 +88,22 @@ pub async fn drop_databases_with_prefix(server: &PgConnectOptions, prefix: &str)
             .fetch_all(&mut conn)
             .await
             .context("listing databases")?;
-    for name in names {
-        plain_name(&name)?;
-        sqlx::query(sqlx::AssertSqlSafe(format!(r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#)))
-            .execute(&mut conn)
-            .await
-            .with_context(|| format!("dropping database {name}"))?;
-    }
+    conn.close().await.context("closing the connection")?;
+    Ok(names)
+}
+
+/// Drops a database (a plain name), closing its connections: cleanup of test runs.
+///
+/// # Errors
+/// A name that is not plain, an unreachable server or a failing statement.
+pub async fn drop_database(server: &PgConnectOptions, name: &str) -> anyhow::Result<()> {
+    use sqlx::{ConnectOptions, Connection};
+    plain_name(name)?;
+    let mut conn = server.connect().await.context("connecting to the PostgreSQL server")?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#)))
+        .execute(&mut conn)
+        .await
+        .with_context(|| format!("dropping database {name}"))?;
     conn.close().await.context("closing the connection")?;
     Ok(())
 }

@@ -55,17 +55,30 @@ pub fn redis_url() -> String {
 
 static CLEANED: OnceCell<()> = OnceCell::const_new();
 
-/// Creates an empty database and returns its URL. The first call of a test process drops the
-/// databases earlier runs left behind.
+/// Databases of earlier runs older than this are dropped.
+const STALE_AFTER_SECS: u64 = 3 * 3600;
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Creates an empty database `cgtest_<unix seconds>_<random>` and returns its URL. The first
+/// call of a test process drops test databases older than a few hours (left by earlier runs;
+/// younger ones may belong to a test run going on beside this one).
 pub async fn create_database() -> String {
     CLEANED
         .get_or_init(|| async {
-            chessgold::db::drop_databases_with_prefix(&server_options(), DB_PREFIX)
-                .await
-                .expect("old test databases dropped");
+            let server = server_options();
+            let names = chessgold::db::databases_with_prefix(&server, DB_PREFIX).await.expect("databases listed");
+            for name in names {
+                let born = name[DB_PREFIX.len()..].split('_').next().and_then(|s| s.parse::<u64>().ok());
+                if born.is_none_or(|t| now_secs().saturating_sub(t) > STALE_AFTER_SECS) {
+                    chessgold::db::drop_database(&server, &name).await.expect("old test database dropped");
+                }
+            }
         })
         .await;
-    let name = format!("{DB_PREFIX}{}", Uuid::new_v4().simple());
+    let name = format!("{DB_PREFIX}{}_{}", now_secs(), &Uuid::new_v4().simple().to_string()[..16]);
     chessgold::db::create_database(&server_options(), &name).await.expect("database created");
     server_options().database(&name).to_url_lossy().to_string()
 }

@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use chessgold_engine::pieces::PieceDef;
+
 /// Side of one square in SVG units.
 const SQ: u32 = 40;
 
@@ -139,11 +141,27 @@ fn glyph(c: char) -> Option<&'static str> {
     })
 }
 
-/// Draws a diagram as inline SVG.
+/// Draws a diagram as inline SVG with glyphs and letter discs.
 ///
 /// # Errors
 /// A malformed board text, square or arrow.
 pub fn try_svg(d: &Diagram) -> Result<String, DiagramError> {
+    try_svg_with(d, None)
+}
+
+/// The image of a piece letter in a variant's piece table: the board UI's piece set.
+fn piece_image(c: char, pieces: Option<&[PieceDef]>) -> Option<String> {
+    let def = pieces?.iter().find(|p| p.letter == c.to_ascii_uppercase())?;
+    let color = if c.is_ascii_uppercase() { "white" } else { "black" };
+    Some(format!("/static/pieces/{}-{color}.svg", def.kind.slug()))
+}
+
+/// Draws a diagram as inline SVG; pieces of `pieces` (a variant's table) are drawn with the
+/// site's piece images, others with glyphs and letter discs.
+///
+/// # Errors
+/// A malformed board text, square or arrow.
+pub fn try_svg_with(d: &Diagram, pieces: Option<&[PieceDef]>) -> Result<String, DiagramError> {
     let rows = parse_board(d.board, d.files, d.ranks)?;
     let margin = 14;
     let (w, h) = (d.files * SQ, d.ranks * SQ);
@@ -191,6 +209,10 @@ pub fn try_svg(d: &Diagram) -> Result<String, DiagramError> {
                 continue;
             }
             let side = if c.is_ascii_uppercase() { "pw" } else { "pb" };
+            if let Some(href) = piece_image(*c, pieces) {
+                let _ = write!(s, r#"<image href="{href}" x="{}" y="{}" width="36" height="36"/>"#, x + 2, y + 2);
+                continue;
+            }
             match glyph(*c).filter(|_| !d.letters) {
                 Some(g) => {
                     let _ = write!(s, r#"<text class="pc {side}" x="{cx}" y="{}">{g}</text>"#, cy + 13);
@@ -255,15 +277,21 @@ pub fn try_svg(d: &Diagram) -> Result<String, DiagramError> {
 
 /// Draws a diagram, or a visible note when it is malformed (caught by the tests).
 pub fn svg(d: &Diagram) -> String {
-    try_svg(d).unwrap_or_else(|e| format!(r#"<p class="diagram-error">invalid diagram: {}</p>"#, escape(&e.0)))
+    svg_with(d, None)
 }
 
-/// A small picture of a position text's board, for the variant cards.
-pub fn preview(fen: &str, files: u32, ranks: u32) -> String {
+/// [`try_svg_with`], or a visible note when the diagram is malformed (caught by the tests).
+pub fn svg_with(d: &Diagram, pieces: Option<&[PieceDef]>) -> String {
+    try_svg_with(d, pieces)
+        .unwrap_or_else(|e| format!(r#"<p class="diagram-error">invalid diagram: {}</p>"#, escape(&e.0)))
+}
+
+/// A small picture of a position text's board, for the variant cards, in the variant's pieces.
+pub fn preview(fen: &str, files: u32, ranks: u32, pieces: &[PieceDef]) -> String {
     let board = fen.split_whitespace().next().unwrap_or("");
     let letters = board.chars().any(|c| c.is_ascii_alphabetic() && glyph(c).is_none());
     let d = Diagram::new(board, "").size(files, ranks);
-    svg(&if letters { d.letters() } else { d })
+    svg_with(&if letters { d.letters() } else { d }, Some(pieces))
 }
 
 /// Escapes text for HTML and SVG.
@@ -309,6 +337,15 @@ mod tests {
         assert!(try_svg(&Diagram::new("8/8/8/8/8/8/8/8", "").dots("i9")).is_err());
         assert!(try_svg(&Diagram::new("8/8/8/8/8/8/8/8", "").arrows("e2")).is_err());
         assert!(svg(&Diagram::new("x", "")).contains("invalid diagram"));
+    }
+
+    #[test]
+    fn a_piece_table_draws_the_site_piece_images() {
+        let info = chessgold_engine::registry::variant("standard").unwrap();
+        let s = try_svg_with(&Diagram::new("4k3/8/8/8/8/8/8/4K3", ""), Some(info.pieces)).unwrap();
+        assert!(s.contains(r#"href="/static/pieces/king-white.svg""#), "{s}");
+        assert!(s.contains(r#"href="/static/pieces/king-black.svg""#), "{s}");
+        assert!(!s.contains(r#"class="pc "#));
     }
 
     #[test]

@@ -90,7 +90,7 @@ fn card(info: &'static VariantInfo) -> VariantCard {
         tagline: book.map_or("", |b| b.tagline),
         board: format!("{}×{}", info.files, info.ranks),
         economy: info.economy,
-        preview: diagram::preview(info.start_fen, info.files, info.ranks),
+        preview: diagram::preview(info.start_fen, info.files, info.ranks, info.pieces),
     }
 }
 
@@ -114,7 +114,9 @@ const HERO_BOARD: &str = "r3k3/ppq2p2/2n1b3/8/4P3/2N2N2/PP1B4/3QK2R";
 #[tracing::instrument(skip_all)]
 async fn home(session: Session) -> Result<HttpResponse, PageError> {
     let coming = rules::BOOKS.iter().filter(|b| variant(b.id).is_none()).map(|b| (b.name, b.tagline)).collect();
-    let hero = diagram::svg(&diagram::Diagram::new(HERO_BOARD, "A Chess Gold game in progress").arrows("c3d5"));
+    let pieces = variant("gold").or_else(|| variant("standard")).map(|v| v.pieces);
+    let hero =
+        diagram::svg_with(&diagram::Diagram::new(HERO_BOARD, "A Chess Gold game in progress").arrows("c3d5"), pieces);
     render(&HomePage { ctx: PageCtx::new(&session)?, variants: variants().iter().map(card).collect(), coming, hero })
 }
 
@@ -137,7 +139,12 @@ async fn variant_rules(session: Session, id: web::Path<String>) -> Result<HttpRe
     let info = variant(&id).ok_or(PageError::NotFound)?;
     let book = rules::book(info.id).ok_or(PageError::NotFound)?;
     let others = variants().iter().map(|v| (v.id, v.name)).collect();
-    render(&RulesPage { ctx: PageCtx::new(&session)?, variant: card(info), book: book.render(), others })
+    render(&RulesPage {
+        ctx: PageCtx::new(&session)?,
+        variant: card(info),
+        book: book.render(Some(info.pieces)),
+        others,
+    })
 }
 
 /// The pass-and-play page; the board UI (static/js/local.js) fills `#board-app`.

@@ -1,7 +1,7 @@
 //! The rules of every variant of the rule books, in the site's own words, keyed by variant id.
 //!
-//! Text uses a tiny markup: `**bold**`, `` `code` `` and `(decided)`, which marks a point the rule
-//! book settled and is shown as a badge. Only registered variants are served; the others wait
+//! Text uses a tiny markup: `**bold**`, `` `code` `` and `(decided)` or `(decided: why)`, which
+//! mark a point the rule book settled and are shown as a badge. Only registered variants are served; the others wait
 //! here until the engine registers them.
 
 use super::diagram::{self, Diagram, escape};
@@ -82,6 +82,8 @@ pub struct RenderedBook {
     pub sections: Vec<RenderedSection>,
 }
 
+const DECIDED_BADGE: &str = r#"<span class="decided" title="A point the rule book settled">decided</span>"#;
+
 /// Turns the markup of one line into HTML (the text is escaped first).
 pub fn inline(text: &str) -> String {
     let escaped = escape(text);
@@ -99,8 +101,13 @@ pub fn inline(text: &str) -> String {
             code = !code;
             rest = &rest[1..];
         } else if !code && rest.starts_with("(decided)") {
-            out.push_str(r#"<span class="decided" title="A point the rule book settled">decided</span>"#);
+            out.push_str(DECIDED_BADGE);
             rest = &rest["(decided)".len()..];
+        } else if !code && rest.starts_with("(decided: ") {
+            // "(decided: why)" becomes the badge followed by "(why)".
+            out.push_str(DECIDED_BADGE);
+            out.push_str(" (");
+            rest = &rest["(decided: ".len()..];
         } else {
             out.push(c);
             rest = &rest[c.len_utf8()..];
@@ -128,8 +135,8 @@ fn anchor(heading: &str) -> String {
 }
 
 impl RuleBook {
-    /// The book as HTML fragments.
-    pub fn render(&self) -> RenderedBook {
+    /// The book as HTML fragments; diagrams use the site's images of `pieces` (the variant's table).
+    pub fn render(&self, pieces: Option<&[chessgold_engine::pieces::PieceDef]>) -> RenderedBook {
         let sections = self
             .sections
             .iter()
@@ -165,7 +172,7 @@ impl RuleBook {
                         }
                         Block::Board(d) => {
                             html.push_str(r#"<figure class="diagram-fig">"#);
-                            html.push_str(&diagram::svg(d));
+                            html.push_str(&diagram::svg_with(d, pieces));
                             if !d.caption.is_empty() {
                                 html.push_str("<figcaption>");
                                 html.push_str(&inline(d.caption));
@@ -232,7 +239,7 @@ mod tests {
                     }
                 }
             }
-            let r = b.render();
+            let r = b.render(chessgold_engine::registry::variant(b.id).map(|v| v.pieces));
             assert!(r.sections.iter().all(|s| !s.html.contains("invalid diagram")), "{}", b.id);
         }
     }
@@ -242,6 +249,8 @@ mod tests {
         assert_eq!(inline("a **b** `c<d` (decided)").matches("<strong>b</strong>").count(), 1);
         assert!(inline("`c<d`").contains("<code>c&lt;d</code>"));
         assert!(inline("(decided)").contains(r#"class="decided""#));
+        let why = inline("x (decided: the reason).");
+        assert!(why.contains(r#"decided</span> (the reason)."#), "{why}");
         assert_eq!(inline("<script>"), "&lt;script&gt;");
     }
 

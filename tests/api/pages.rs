@@ -40,11 +40,11 @@ async fn rules_pages_show_the_decided_points() {
             .sections
             .iter()
             .flat_map(|s| s.blocks.iter())
-            .map(|b| format!("{b:?}"))
-            .filter(|t| t.contains("(decided)"))
-            .count();
+            .map(|b| format!("{b:?}").matches("(decided").count())
+            .sum::<usize>();
         let html = app.get_html(&format!("/variant/{}", v.id)).await;
-        assert!(html.matches(r#"<span class="decided""#).count() >= decided, "{}", v.id);
+        // One badge per decided point, plus the legend's.
+        assert_eq!(html.matches(r#"<span class="decided""#).count(), decided + 1, "{}", v.id);
     }
 }
 
@@ -81,4 +81,17 @@ async fn pages_are_usable_on_a_phone_and_themed() {
     let css = app.get("/static/css/site.css").await.text().await.unwrap();
     assert!(css.contains("prefers-color-scheme: dark") && css.contains(r#"[data-theme="dark"]"#));
     assert!(css.contains("@media (max-width"));
+}
+
+#[tokio::test]
+async fn every_piece_image_the_diagrams_use_exists() {
+    let app = spawn_app().await;
+    for v in variants() {
+        for p in v.pieces {
+            for color in ["white", "black"] {
+                let path = format!("/static/pieces/{}-{color}.svg", p.kind.slug());
+                assert_eq!(app.get(&path).await.status().as_u16(), 200, "{}: {path}", v.id);
+            }
+        }
+    }
 }

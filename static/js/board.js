@@ -6,7 +6,7 @@
 //   board.beginPlacement("N");          // the shop: light the squares where N@.. is legal
 //   board.flip();
 
-import { LegalIndex, fileOf, rankOf, squareName, highlightSquares } from "./notation.js";
+import { LegalIndex, fileOf, rankOf, squareName, highlightSquares, parseAction } from "./notation.js";
 import { kindOf, nameOf, pieceElement, pieceUrl, roleTable } from "./pieces.js";
 
 const DRAG_THRESHOLD = 4;
@@ -19,7 +19,11 @@ export class Board {
   constructor(el, { onAction, onSelect = () => {} }) {
     this.el = el;
     this.onAction = onAction;
-    this.onSelect = onSelect;
+    // Extras hear about selections through the board's "select" event (detail: square or null).
+    this.onSelect = (square) => {
+      onSelect(square);
+      el.dispatchEvent(new CustomEvent("select", { detail: square }));
+    };
     this.orientation = "white";
     this.state = null;
     this.legal = new LegalIndex([]);
@@ -31,6 +35,8 @@ export class Board {
     this.drag = null;
     this.pieceEls = new Map(); // square -> element
     this.decorators = [];
+    this.choiceNotes = [];
+    this.pending = null; // {from, to} of a move waiting for its landing square
     this.layoutKey = "";
 
     el.classList.add("cg-board");
@@ -62,6 +68,34 @@ export class Board {
     this.decorators.push(fn);
   }
 
+  /** Runs the decorators again on every piece drawn (after an extra adds one). */
+  redecorate() {
+    if (!this.state) return;
+    for (const p of this.state.pieces ?? []) {
+      const el = this.pieceEls.get(p.square);
+      if (!el) continue;
+      el.title = `${p.color} ${nameOf(this.roles, p.piece).toLowerCase()} on ${p.square}`;
+      for (const fn of this.decorators) fn(el, p, this.state);
+    }
+  }
+
+  /**
+   * Adds a function that may annotate a chooser's choice, e.g. with its cost:
+   * `fn(actionText, state)` returns a short text ("3 XP") or null.
+   */
+  addChoiceNote(fn) {
+    this.choiceNotes.push(fn);
+  }
+
+  /** The first note an extra gives for an action, or null. */
+  noteOf(text) {
+    for (const fn of this.choiceNotes) {
+      const note = fn(text, this.state);
+      if (note) return note;
+    }
+    return null;
+  }
+
   /**
    * Shows a state.
    * @param {object} s
@@ -84,10 +118,12 @@ export class Board {
     this.selected = null;
     this.placing = null;
     this.targets = new Map();
+    this.pending = null;
     this.cancelDrag();
     this.layout();
     this.drawPieces(previous);
     this.drawMarks();
+    this.lunge(previous);
   }
 
   /**
@@ -136,6 +172,7 @@ export class Board {
     this.selected = null;
     this.placing = null;
     this.targets = new Map();
+    this.pending = null;
     this.drawMarks();
     this.onSelect(null);
   }
@@ -151,12 +188,14 @@ export class Board {
    * plays its action, or opens a chooser when there are several (`crown@d4=R`, `crown@d4=Q`).
    * @param {string} key what is being put on the board (shown to extras by the "placing" event)
    * @param {Map<string, Array<{text: string, kind?: string|null, label?: string, caption?: string}>>} targets
+   * @param {{from: string, to: string}|null} [pending] a move the targets complete (its squares stay marked)
    */
-  beginTargets(key, targets) {
+  beginTargets(key, targets, pending = null) {
     this.closeChooser();
     this.selected = null;
     this.placing = targets.size ? key : null;
     this.targets = targets.size ? targets : new Map();
+    this.pending = targets.size ? pending : null;
     this.drawMarks();
     return this.placing !== null;
   }
@@ -166,6 +205,7 @@ export class Board {
     const options = this.targets.get(square) ?? [];
     this.placing = null;
     this.targets = new Map();
+    this.pending = null;
     this.drawMarks();
     if (options.length === 1) this.onAction(options[0].text);
     else if (options.length > 1) {
@@ -305,6 +345,30 @@ export class Board {
     this.pieceEls = next;
   }
 
+  /**
+   * A move whose piece is still on its origin afterwards was an attack that did not take the
+   * square (Chessception): the piece lunges toward its target and back.
+   */
+  lunge(previous) {
+    const last = previous ? moveOf(this.state.lastAction) : null;
+    if (!last || last.from === last.target || !previous.pieces) return;
+    const played = this.state.snapshot?.actions?.length ?? 0;
+    if (played !== (previous.snapshot?.actions?.length ?? 0) + 1) return;
+    const before = previous.pieces.find((p) => p.square === last.from);
+    const now = (this.state.pieces ?? []).find((p) => p.square === last.from);
+    if (!before || !now || before.color !== now.color || before.kind !== now.kind) return;
+    const el = this.pieceEls.get(last.from);
+    if (!el || !el.animate || window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
+    const [c1, r1] = this.cell(last.from);
+    const [c2, r2] = this.cell(last.target);
+    const at = (t) => `translate(${(c1 + (c2 - c1) * t) * 100}%, ${(r1 + (r2 - r1) * t) * 100}%)`;
+    const reach = Math.min(0.6, 0.7 / Math.max(Math.abs(c2 - c1), Math.abs(r2 - r1)));
+    el.animate(
+      [{ transform: at(0) }, { transform: at(reach), offset: 0.45 }, { transform: at(0) }],
+      { duration: 380, easing: "ease-in-out" },
+    );
+  }
+
   drawMarks() {
     if (!this.squareEls) return;
     const last = new Set(highlightSquares(this.state?.lastAction));
@@ -320,6 +384,7 @@ export class Board {
       el.classList.toggle("drop", drops.has(sq));
       el.classList.toggle("occupied", occupied);
       el.classList.toggle("movable", movable.canAct(sq));
+      el.classList.toggle("pending", this.pending !== null && (sq === this.pending.from || sq === this.pending.to));
     }
     this.el.classList.toggle("placing", this.placing !== null);
     const placing = this.placing ?? "";
@@ -353,6 +418,7 @@ export class Board {
       }
       this.placing = null;
       this.targets = new Map();
+      this.pending = null;
       this.drawMarks();
     }
 
@@ -465,17 +531,26 @@ export class Board {
     if (promotions) {
       this.openChooser(
         sq,
-        this.byValue(promotions, (p) => p.letter).map((p) => ({
-          text: p.text,
-          kind: kindOf(this.roles, p.letter),
-          label: `promote to ${nameOf(this.roles, p.letter).toLowerCase()}`,
-        })),
+        this.byValue(promotions, (p) => p.letter).map((p) => this.promotionChoice(p.text, p.letter)),
         false,
         // A piece that can also move keeps its destinations clickable: the choices fit in its
         // own square.
         this.legal.moves.has(sq) && promotions.length <= 4,
       );
     }
+  }
+
+  /** A chooser entry for a promotion to `letter`: the piece, its name and any note (cost). */
+  promotionChoice(text, letter) {
+    const name = nameOf(this.roles, letter);
+    const note = this.noteOf(text);
+    return {
+      text,
+      kind: kindOf(this.roles, letter),
+      name,
+      note,
+      label: `promote to ${name.toLowerCase()}${note ? ` (${note})` : ""}`,
+    };
   }
 
   /** Sorts choices the way the variant's role table lists pieces, strongest (last) first. */
@@ -490,11 +565,9 @@ export class Board {
     if (options.length === 0) return;
     const landings = options.filter((o) => o.landing);
     if (landings.length > 1) {
-      this.openChooser(
-        to,
-        landings.map((o) => ({ text: o.text, kind: null, label: `land on ${o.landing}`, caption: o.landing })),
-        true,
-      );
+      // The attacker may land on any of several squares: light them; a click on one plays it.
+      const targets = new Map(landings.map((o) => [o.landing, [{ text: o.text, label: `land on ${o.landing}` }]]));
+      this.beginTargets("landing", targets, { from, to });
       return;
     }
     const promos = this.byValue(options.filter((o) => o.promo), (o) => o.promo.toUpperCase());
@@ -504,11 +577,7 @@ export class Board {
       this.onAction(options[0].text);
       return;
     }
-    const choices = promos.map((o) => ({
-      text: o.text,
-      kind: kindOf(this.roles, o.promo),
-      label: `promote to ${nameOf(this.roles, o.promo).toLowerCase()}`,
-    }));
+    const choices = promos.map((o) => this.promotionChoice(o.text, o.promo));
     const stay = options.find((o) => !o.promo && !o.landing);
     if (stay) {
       choices.push({ text: stay.text, kind: this.pieceEls.get(from)?.dataset.kind ?? "pawn", label: "stay and wait: promote later", caption: "wait", stay: true });
@@ -517,10 +586,12 @@ export class Board {
   }
 
   /**
-   * Opens a column of choices on `square`'s file, running from the square toward the middle.
+   * Opens a column of choices on `square`'s file, running from the square toward the middle. In a
+   * column each choice carries its name (and note, like a cost) on a tag toward the board's middle.
    * @param {string} square
-   * @param {Array<{text: string, kind: string|null, label: string, caption?: string, stay?: boolean}>} choices
+   * @param {Array<{text: string, kind: string|null, label: string, name?: string, note?: string|null, caption?: string, stay?: boolean}>} choices
    * @param {boolean} modal a click elsewhere cancels (for a move); otherwise it just closes
+   * @param {boolean} [inSquare] up to four small choices inside the square itself
    */
   openChooser(square, choices, modal, inSquare = false) {
     this.closeChooser();
@@ -529,6 +600,9 @@ export class Board {
     el.classList.toggle("in-square", inSquare);
     const [col, row] = this.cell(square);
     const down = row < this.ranks / 2;
+    // Name tags point toward the middle so they stay on the board.
+    el.classList.add(col < this.files / 2 ? "tags-right" : "tags-left");
+    el.dataset.square = square;
     const color = this.state.side;
     const w = 100 / this.files;
     const h = 100 / this.ranks;
@@ -555,6 +629,12 @@ export class Board {
       }
       if (choice.kind) button.append(pieceElement(choice.kind, color, "choice-piece"));
       if (choice.caption) button.append(span("caption", choice.caption));
+      if (choice.note && (inSquare || !choice.name)) button.append(span("note", choice.note));
+      if (choice.name && !inSquare) {
+        const tag = span("name", choice.name);
+        if (choice.note) tag.append(span("tag-note", choice.note));
+        button.append(tag);
+      }
       button.addEventListener("click", (e) => {
         e.stopPropagation();
         this.closeChooser();
@@ -575,9 +655,10 @@ export class Board {
   }
 }
 
+/** Where the last action's piece came from and where it ended (its landing square, if any). */
 function moveOf(text) {
-  const m = /^([a-z][1-9][0-9]?)([a-z][1-9][0-9]?)/.exec(text ?? "");
-  return m ? { from: m[1], to: m[2] } : null;
+  const a = text ? parseAction(text) : null;
+  return a?.type === "move" ? { from: a.from, to: a.landing ?? a.to, target: a.to } : null;
 }
 
 /** The nearest old element of the same colour and kind (castling rooks, undo), if any. */

@@ -44,6 +44,7 @@ export class GameView {
       <aside class="cg-side">
         <header class="cg-head"><h2 class="cg-variant"></h2><p class="cg-mode"></p></header>
         <div class="cg-status" role="status" aria-live="polite"></div>
+        <p class="cg-hint" aria-live="polite"></p>
         <div class="cg-result" hidden></div>
         <div class="cg-slot-shop"></div>
         <div class="cg-moves-wrap"><ol class="cg-moves" aria-label="Moves"></ol></div>
@@ -60,6 +61,10 @@ export class GameView {
     this.q = (sel) => root.querySelector(sel);
 
     this.board = new Board(this.q(".cg-board-el"), { onAction: (text) => this.onAction(text, "board") });
+    // A move waiting for its landing square (Chessception) says so beside the board.
+    this.board.el.addEventListener("placing", (e) => {
+      this.q(".cg-hint").textContent = e.detail === "landing" ? "Choose where the attacker lands: click a lit square (Esc cancels)." : "";
+    });
     this.bars = { white: this.q('.cg-player[data-color="white"]'), black: this.q('.cg-player[data-color="black"]') };
 
     const form = this.q(".cg-typed");
@@ -142,6 +147,9 @@ export class GameView {
       snapshot: state,
     });
     this.root.dataset.variant = state.variant;
+    // The board column's width follows the board's shape (9x9, 8x4, ...).
+    this.root.style.setProperty("--files", state.files);
+    this.root.style.setProperty("--ranks", state.ranks);
     this.root.dataset.status = state.status;
     this.root.dataset.side = state.side;
     this.q(".cg-variant").textContent = state.name;
@@ -307,6 +315,7 @@ export class GameView {
   }
 
   drawExtras(previous) {
+    let mounted = false;
     for (const extra of EXTRAS) {
       if (this.mountedExtras.has(extra.id) || !extra.applies(this.state)) continue;
       const [instance] = extrasFor(this.state).filter((x) => x.id === extra.id);
@@ -314,7 +323,10 @@ export class GameView {
       instance.mount(this.extraContext());
       this.extras.push(instance);
       this.mountedExtras.add(extra.id);
+      mounted = true;
     }
+    // The pieces were drawn before a new extra could decorate them.
+    if (mounted) this.board.redecorate();
     for (const extra of this.extras) extra.update(this.state, previous);
     this.drawPlayers();
   }

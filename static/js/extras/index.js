@@ -7,15 +7,17 @@
 //   update(state, previous) redraws from a new state (previous is null on the first draw)
 // Extras are chosen from what the server's snapshot carries (gold, shop, placements, ...), never
 // from a hard-coded list of variant ids, so a new variant with the same features needs no code.
-// Later issues add HP bars, XP and more here.
 
 import { economy } from "./economy.js";
 import { placement } from "./placement.js";
 import { pieceCap } from "./piece-cap.js";
 import { lootbox } from "./lootbox.js";
+import { xp } from "./xp.js";
+import { factories } from "./factories.js";
+import { hitPoints } from "./hp.js";
 
 /** Every extra, in display order. */
-export const EXTRAS = [economy, placement, lootbox, pieceCap];
+export const EXTRAS = [economy, xp, placement, lootbox, pieceCap, factories, hitPoints];
 
 /** Makes fresh instances of the extras that apply to a state. */
 export function extrasFor(state) {

@@ -1,6 +1,7 @@
 // The shop: pieces the side to move may place, with their prices. Click a piece then a lit
-// square, or drag it onto one. Without a `shop` in the state (free placements, musters) the same
-// panel lists the letters the legal actions allow, without prices.
+// square, or drag it onto one. Without a `shop` in the state (free placements) the same panel
+// lists the letters the legal actions allow, without prices. Musters paid with XP are the XP
+// extra's.
 
 import { formatGold } from "../format.js";
 import { kindOf, nameOf, pieceElement, roleTable } from "../pieces.js";
@@ -8,7 +9,8 @@ import { LegalIndex } from "../notation.js";
 
 export const placement = {
   id: "placement",
-  applies: (state) => Array.isArray(state.shop) || state.legal.some((a) => /^[A-Z]@/.test(a)),
+  // Placements paid with XP (musters) are offered by the XP extra instead.
+  applies: (state) => (state.xp === undefined || state.xp === null) && (Array.isArray(state.shop) || state.legal.some((a) => /^[A-Z]@/.test(a))),
   create() {
     let ctx = null;
     let section = null;

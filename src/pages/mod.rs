@@ -24,12 +24,24 @@ pub struct PageCtx {
 }
 
 impl PageCtx {
-    /// The context of this session; creates the CSRF token when the session has none.
+    /// The context of a page with a state-changing form: creates the CSRF token when the session
+    /// has none.
     ///
     /// # Errors
     /// The session cannot be written.
     pub fn new(session: &Session) -> Result<PageCtx, PageError> {
         Ok(PageCtx { user: current_user(session), csrf: csrf::token(session)? })
+    }
+
+    /// The context of a reading page, whose only form is the header's log-out button: the token is
+    /// made only for a logged-in user, so anonymous readers get no session (and no session storage).
+    ///
+    /// # Errors
+    /// The session cannot be written.
+    pub fn reading(session: &Session) -> Result<PageCtx, PageError> {
+        let user = current_user(session);
+        let csrf = if user.is_some() { csrf::token(session)? } else { String::new() };
+        Ok(PageCtx { user, csrf })
     }
 
     /// A context without a session (error pages).
@@ -117,7 +129,12 @@ async fn home(session: Session) -> Result<HttpResponse, PageError> {
     let pieces = variant("gold").or_else(|| variant("standard")).map(|v| v.pieces);
     let hero =
         diagram::svg_with(&diagram::Diagram::new(HERO_BOARD, "A Chess Gold game in progress").arrows("c3d5"), pieces);
-    render(&HomePage { ctx: PageCtx::new(&session)?, variants: variants().iter().map(card).collect(), coming, hero })
+    render(&HomePage {
+        ctx: PageCtx::reading(&session)?,
+        variants: variants().iter().map(card).collect(),
+        coming,
+        hero,
+    })
 }
 
 /// A variant's rules page.
@@ -140,7 +157,7 @@ async fn variant_rules(session: Session, id: web::Path<String>) -> Result<HttpRe
     let book = rules::book(info.id).ok_or(PageError::NotFound)?;
     let others = variants().iter().map(|v| (v.id, v.name)).collect();
     render(&RulesPage {
-        ctx: PageCtx::new(&session)?,
+        ctx: PageCtx::reading(&session)?,
         variant: card(info),
         book: book.render(Some(info.pieces)),
         others,
@@ -160,7 +177,7 @@ pub struct LocalPage {
 #[tracing::instrument(skip(session))]
 async fn local(session: Session, id: web::Path<String>) -> Result<HttpResponse, PageError> {
     let info = variant(&id).ok_or(PageError::NotFound)?;
-    render(&LocalPage { ctx: PageCtx::new(&session)?, variant: card(info) })
+    render(&LocalPage { ctx: PageCtx::reading(&session)?, variant: card(info) })
 }
 
 /// The sign-up form.

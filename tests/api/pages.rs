@@ -95,3 +95,14 @@ async fn every_piece_image_the_diagrams_use_exists() {
         }
     }
 }
+
+#[tokio::test]
+async fn reading_pages_anonymously_creates_no_session() {
+    let app = spawn_app().await;
+    for path in ["/", "/variant/standard", "/local/standard", "/no/such/page"] {
+        let resp = app.get(path).await;
+        assert!(resp.headers().get("set-cookie").is_none(), "{path} set a cookie");
+    }
+    let resp = app.get("/login").await;
+    assert!(resp.headers().get("set-cookie").is_some(), "a form page starts a session for its token");
+}

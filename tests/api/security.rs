@@ -97,7 +97,8 @@ async fn a_configured_public_origin_is_accepted() {
 
 #[tokio::test]
 async fn repeated_log_in_failures_on_one_account_get_429() {
-    let app = spawn_app().await;
+    // A long window: no attempt comes back while the test runs, however slow the machine.
+    let app = spawn_app_with(|s| s.rate_limit.window_secs = 3600).await;
     app.post_signup("target", "the-password").await;
     app.post_logout().await;
     let per_account = app.settings.rate_limit.login_per_account;
@@ -114,7 +115,7 @@ async fn repeated_log_in_failures_on_one_account_get_429() {
 
 #[tokio::test]
 async fn many_log_ins_from_one_address_get_429() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(|s| s.rate_limit.window_secs = 3600).await;
     let per_ip = app.settings.rate_limit.login_per_ip;
     for i in 0..per_ip {
         assert_eq!(app.post_login(&format!("user{i}"), "password1").await.status().as_u16(), 401);
@@ -124,7 +125,11 @@ async fn many_log_ins_from_one_address_get_429() {
 
 #[tokio::test]
 async fn many_sign_ups_from_one_address_get_429() {
-    let app = spawn_app_with(|s| s.rate_limit.signup_per_ip = 3).await;
+    let app = spawn_app_with(|s| {
+        s.rate_limit.window_secs = 3600;
+        s.rate_limit.signup_per_ip = 3;
+    })
+    .await;
     for i in 0..3 {
         let browser = app.new_browser();
         assert_eq!(browser.post_signup(&format!("player{i}"), "password1").await.status().as_u16(), 303);
@@ -137,7 +142,11 @@ async fn many_sign_ups_from_one_address_get_429() {
 
 #[tokio::test]
 async fn repeated_sign_ups_for_one_name_get_429() {
-    let app = spawn_app_with(|s| s.rate_limit.signup_per_account = 2).await;
+    let app = spawn_app_with(|s| {
+        s.rate_limit.window_secs = 3600;
+        s.rate_limit.signup_per_account = 2;
+    })
+    .await;
     assert_eq!(app.post_signup("wanted", "password1").await.status().as_u16(), 303);
     let other = app.new_browser();
     assert_eq!(other.post_signup("WANTED", "password1").await.status().as_u16(), 422);

@@ -148,7 +148,8 @@ fn state(args: &PositionArgs) -> Result<(), UsageError> {
     {
         obj.insert("seed".into(), seed.into());
     }
-    println!("{value}");
+    // A closed pipe (`chessgold state | head`) is not an error worth a panic.
+    let _ = writeln!(std::io::stdout().lock(), "{value}");
     Ok(())
 }
 

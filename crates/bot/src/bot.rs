@@ -55,7 +55,12 @@ pub struct Bot<V: BotVariant> {
 impl<V: BotVariant> Bot<V> {
     /// A bot sized for `level`.
     pub fn new(level: Level) -> Bot<V> {
-        Bot { searcher: Searcher::new(level.spec().tt_megabytes) }
+        Bot::with_table(level.spec().tt_megabytes)
+    }
+
+    /// A bot with a transposition table of about `megabytes` MB.
+    pub fn with_table(megabytes: usize) -> Bot<V> {
+        Bot { searcher: Searcher::new(megabytes) }
     }
 
     /// Forgets what it learnt in an earlier game.

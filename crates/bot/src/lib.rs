@@ -81,7 +81,10 @@ pub fn analyse(game: &dyn AnyGame, level: Level, limits: Limits, seed: u64) -> O
         type Output = Option<Analysis>;
         fn run<V: BotVariant>(self) -> Option<Analysis> {
             let game = self.game.as_any().downcast_ref::<Game<V>>()?;
-            let r = Bot::<V>::new(self.level).think(game, self.level, self.limits, self.seed)?;
+            // A one-off answer: a table of at most 16 MB (a bot kept through a game, such as
+            // a live game's, should be a `Bot` with the level's full table).
+            let mb = self.level.spec().tt_megabytes.min(16);
+            let r = Bot::<V>::with_table(mb).think(game, self.level, self.limits, self.seed)?;
             Some(analysis::<V>(&r))
         }
     }

@@ -612,3 +612,246 @@ async fn lootbox_open_a_box_and_equip_what_it_held() {
     let last_cell = b.js("return [...document.querySelectorAll('.cg-moves .move')].at(-1).textContent;").await;
     assert_eq!(last_cell, json!("crossbow@a3"));
 }
+
+/// The actions of the open chooser, in order.
+async fn chooser_actions(b: &Browser) -> Vec<String> {
+    let v = b.js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.dataset.action);").await;
+    serde_json::from_value(v).expect("a list of actions")
+}
+
+/// The names the open chooser shows on its choices, in order.
+async fn chooser_names(b: &Browser) -> Vec<String> {
+    let v = b
+        .js("return [...document.querySelectorAll('.cg-chooser .choice')].map(c => c.querySelector('.name')?.textContent ?? '');")
+        .await;
+    serde_json::from_value(v).expect("a list of names")
+}
+
+/// Electrum Chess: the 9x9 board with its coordinates; a pawn reaching the last rank on a square
+/// where an enemy Silver piece started is offered the four Silver pieces by name (and on a Gold
+/// piece's square the four Gold pieces); the chosen one appears.
+#[tokio::test]
+async fn electrum_promotion_chooser_offers_the_squares_pieces_by_name() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/electrum#h2h4,a8a7,h4h5,a7a6,h5h6,a6a5,h6h7,a5a4,h7i8,b8b7").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '10'").await;
+    assert_eq!(b.js("return document.querySelectorAll('.cg-squares .sq').length;").await, json!(81));
+    assert_eq!(b.js("return document.querySelector('.cg-squares').children[72].dataset.square;").await, json!("a1"));
+    assert_eq!(b.js("return document.querySelector('.cg-squares').children[8].dataset.square;").await, json!("i9"));
+    let coords =
+        b.js("return [...document.querySelectorAll('.cg-board .coord.file')].map(c => c.textContent).join('');").await;
+    assert_eq!(coords, json!("abcdefghi"));
+    let ranks =
+        b.js("return [...document.querySelectorAll('.cg-board .coord.rank')].map(c => c.textContent).join('');").await;
+    assert_eq!(ranks, json!("987654321"));
+    let shape = b
+        .js("const r = document.querySelector('.cg-board').getBoundingClientRect(); return Math.abs(r.width - r.height) < 2;")
+        .await;
+    assert_eq!(shape, json!(true), "the 9x9 board is square");
+    assert_eq!(b.piece_on("e9").await.as_deref(), Some("black king"));
+    assert_eq!(b.piece_on("h9").await.as_deref(), Some("black nitan"));
+
+    // h9 is the square of Black's Nitan, a Gold piece: the four Gold pieces, named.
+    b.click_square("i8").await;
+    b.click_square("h9").await;
+    let mut gold = chooser_actions(&b).await;
+    let mut names = chooser_names(&b).await;
+    gold.sort();
+    names.sort();
+    assert_eq!(gold, ["i8h9g", "i8h9m", "i8h9n", "i8h9r"]);
+    assert_eq!(names, ["Goldmitre", "Goldrider", "Goldrook", "Nitan"]);
+    b.press(Key::Escape).await;
+    assert!(chooser_actions(&b).await.is_empty(), "Escape closes the chooser");
+    assert_eq!(b.ply().await, 10);
+
+    // b9 is the square of Black's Caman, a Silver piece: the four Silver pieces.
+    b.open("/local/electrum#b2b4,i8i7,b4b5,i7i6,b5b6,i6i5,b6b7,i5i4,b7a8,h8h7").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '10'").await;
+    b.click_square("a8").await;
+    b.click_square("b9").await;
+    let mut silver = chooser_actions(&b).await;
+    silver.sort();
+    let mut expected: Vec<String> = b.server_legal().await.into_iter().filter(|a| a.starts_with("a8b9")).collect();
+    expected.sort();
+    assert_eq!(silver, expected, "the chooser offers exactly the server's choices");
+    assert_eq!(silver, ["a8b9b", "a8b9c", "a8b9s", "a8b9w"]);
+    let mut names = chooser_names(&b).await;
+    names.sort();
+    assert_eq!(names, ["Caman", "Silverbishop", "Silverrider", "Silverwing"]);
+    let kinds = b
+        .js("return [...document.querySelectorAll('.cg-chooser .choice .choice-piece')].map(p => p.dataset.kind).sort();")
+        .await;
+    assert_eq!(kinds, json!(["caman", "silverbishop", "silverrider", "silverwing"]));
+    b.click(r#".cg-chooser .choice[data-action="a8b9c"]"#).await;
+    b.wait_for("the promotion", "document.querySelector('#board-app').dataset.ply === '11'").await;
+    assert_eq!(b.piece_on("b9").await.as_deref(), Some("white caman"));
+    assert_eq!(b.move_list().await.last().map(String::as_str), Some("a8b9c"));
+}
+
+/// Class Warfare Chess: the 8x4 board, Black (the proletariat) first with 50 moves left; every
+/// factory runs at the start; when a4 empties the rook factory's markers on a4 and h4 turn to
+/// stopped, the rooks wear the pawn badge and move like pawns, and the moves left count down.
+#[tokio::test]
+async fn class_warfare_factory_empties_and_its_markers_change() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/class-warfare").await;
+    assert_eq!(b.js("return document.querySelectorAll('.cg-squares .sq').length;").await, json!(32));
+    let shape =
+        b.js("const r = document.querySelector('.cg-board').getBoundingClientRect(); return r.width / r.height;").await;
+    let ratio = shape.as_f64().expect("a ratio");
+    assert!((ratio - 2.0).abs() < 0.02, "the 8x4 board is twice as wide as high: {ratio}");
+    assert_eq!(b.js("return document.querySelector('#board-app').dataset.side;").await, json!("black"));
+    assert_eq!(b.text(r#".cg-moves-left[data-owner="black"]"#).await, "50 moves left");
+    let markers = "return [...document.querySelectorAll('.cg-objects .factory')].map(f => f.dataset.square + ':' + f.dataset.piece + ':' + (f.classList.contains('running') ? 'running' : 'stopped')).sort();";
+    assert_eq!(
+        b.js(markers).await,
+        json!([
+            "a4:R:running",
+            "b4:N:running",
+            "c4:B:running",
+            "d4:Q:running",
+            "e4:Q:running",
+            "f4:B:running",
+            "g4:N:running",
+            "h4:R:running"
+        ])
+    );
+    assert_eq!(b.js("return document.querySelectorAll('.piece .cg-stopped').length;").await, json!(0));
+
+    b.click_move("a4", "a3").await;
+    assert_eq!(
+        b.js(markers).await,
+        json!([
+            "a4:R:stopped",
+            "b4:N:running",
+            "c4:B:running",
+            "d4:Q:running",
+            "e4:Q:running",
+            "f4:B:running",
+            "g4:N:running",
+            "h4:R:stopped"
+        ])
+    );
+    let badges = b.js("return [...document.querySelectorAll('.piece .cg-stopped')].map(s => s.parentElement.dataset.square).sort();").await;
+    assert_eq!(badges, json!(["a1", "h1"]), "the rooks move like pawns now");
+    let list = b.js("return [...document.querySelectorAll('.cg-factory-list li')].map(l => l.dataset.piece + ':' + l.className);").await;
+    assert_eq!(list, json!(["R:stopped", "N:running", "B:running", "Q:running"]));
+    assert_eq!(b.text(r#".cg-moves-left[data-owner="black"]"#).await, "49 moves left");
+
+    // The rook on h1 only has the pawn step the server allows.
+    b.click_square("h1").await;
+    assert_eq!(b.marked("dest").await, ["h2"]);
+    b.click_square("h2").await;
+    b.wait_for("h1h2 to be played", "document.querySelector('#board-app').dataset.ply === '2'").await;
+    assert_eq!(b.piece_on("h2").await.as_deref(), Some("white rook"));
+}
+
+/// Grunt Chess: the XP counters start at 0 and 1 (Black's komi, marked); a capture earns the
+/// capturer 2 XP and the loser 1; after the rule book's example White has 5 XP, clicks a pawn
+/// and promotes it in place to a Grunt from the chooser (3 XP shown); with fewer than 10 pieces
+/// the muster control lights the squares next to the king and a click musters a Grunt for 5 XP.
+#[tokio::test]
+async fn grunt_xp_counters_promotion_in_place_and_muster() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/grunt").await;
+    b.wait_for("the XP counters", r#"document.querySelector('[data-xp="white"]')"#).await;
+    assert_eq!(b.text(r#"[data-xp="white"]"#).await, "0");
+    assert_eq!(b.text(r#"[data-xp="black"]"#).await, "1");
+    assert_eq!(b.text(r#".cg-xp[data-owner="black"] .komi"#).await, "komi +1");
+
+    b.click_move("e2", "e4").await;
+    b.click_move("d7", "d5").await;
+    b.click_move("e4", "d5").await;
+    assert_eq!(b.text(r#"[data-xp="white"]"#).await, "2", "a pawn captured earns 2");
+    assert_eq!(b.text(r#"[data-xp="black"]"#).await, "2", "1 komi + 1 consolation");
+    assert_eq!(
+        b.js(r#"return document.querySelector('.cg-xp[data-owner="black"] .komi').textContent;"#).await,
+        json!("")
+    );
+    b.click_move("e7", "e6").await;
+    b.click_move("d5", "e6").await;
+    b.click_move("f7", "e6").await;
+    assert_eq!(b.text(r#"[data-xp="white"]"#).await, "5");
+    assert_eq!(b.text(r#"[data-xp="black"]"#).await, "5");
+
+    // Promotion in place: the pawn's chooser holds its next rung with the cost.
+    assert!(b.find(r#".piece[data-square="a2"] .cg-rung"#).await.is_displayed().await.expect("displayed"));
+    b.click_square("a2").await;
+    assert_eq!(chooser_actions(&b).await, ["a2=G"]);
+    let note = b.text(r#".cg-chooser .choice[data-action="a2=G"] .note"#).await;
+    assert_eq!(note, "3 XP");
+    let panel = b.text(".cg-promote-now").await;
+    assert!(panel.contains("Grunt") && panel.contains("3 XP"), "the side panel offers it too: {panel}");
+    b.click(r#".cg-chooser .choice[data-action="a2=G"]"#).await;
+    b.wait_for("the promotion in place", "document.querySelector('#board-app').dataset.ply === '7'").await;
+    assert_eq!(b.piece_on("a2").await.as_deref(), Some("white grunt"));
+    assert_eq!(b.text(r#"[data-xp="white"]"#).await, "2", "5 - 3 for the promotion");
+    assert_eq!(b.move_list().await.last().map(String::as_str), Some("a2=G"));
+
+    // Muster: White has 9 pieces and 5 XP.
+    b.open("/local/grunt#b1a3,e7e5,g2g3,f8a3,f2f4,e5f4,b2b4,a3b4,f1g2,b4d2,e1f2,d2c1").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '12'").await;
+    let button = b.find(r#".cg-muster button[data-piece="G"]"#).await;
+    assert!(button.is_enabled().await.expect("enabled state"));
+    assert!(button.text().await.expect("text").contains("5 XP"));
+    button.click().await.expect("muster clicked");
+    let mut expected: Vec<String> =
+        b.server_legal().await.iter().filter_map(|a| a.strip_prefix("G@").map(str::to_string)).collect();
+    expected.sort();
+    assert_eq!(expected, ["e1", "e3", "f1", "f3"]);
+    assert_eq!(b.marked("drop").await, expected, "lit squares are the server's musters");
+    b.click_square("e3").await;
+    b.wait_for("the muster", "document.querySelector('#board-app').dataset.ply === '13'").await;
+    assert_eq!(b.piece_on("e3").await.as_deref(), Some("white grunt"));
+    assert_eq!(b.text(r#"[data-xp="white"]"#).await, "0");
+    assert_eq!(b.move_list().await.last().map(String::as_str), Some("G@e3"));
+}
+
+/// Chessception: every piece carries its HP bar (kings and their neighbours a shield); the
+/// bishop's attack from f1 (doubled by the knight on g1) kills the knight on a6 and, by area
+/// damage, the pawn on b7, so the player picks the landing among the lit squares; the damage
+/// numbers float over both squares; a later attack that does not kill leaves a shorter bar.
+#[tokio::test]
+async fn chessception_hp_bars_damage_numbers_and_a_landing_chosen_by_click() {
+    let (_app, b, _permit) = session().await;
+    b.open("/local/chessception").await;
+    b.wait_for("the HP bars", "document.querySelectorAll('.piece .cg-hp').length === 32").await;
+    let bar = |sq: &str| {
+        format!(
+            r#"return (() => {{ const h = document.querySelector('.piece[data-square="{sq}"] .cg-hp'); return h ? h.dataset.hp + '/' + h.dataset.max + ':' + h.querySelectorAll('.seg.on').length : null; }})();"#
+        )
+    };
+    assert_eq!(b.js(&bar("a2")).await, json!("2/2:2"));
+    assert_eq!(b.js(&bar("b8")).await, json!("4/4:4"));
+    let shields = b.js("return [...document.querySelectorAll('.piece .cg-shield')].map(s => s.parentElement.dataset.square).sort();").await;
+    assert_eq!(shields, json!(["d1", "d2", "d7", "d8", "e1", "e2", "e7", "e8", "f1", "f2", "f7", "f8"]));
+    assert_eq!(b.text(r#"[data-king-hp="white"]"#).await, "4/4");
+
+    b.click_move("e2", "e4").await;
+    b.click_move("b8", "a6").await;
+    b.click_square("f1").await;
+    b.click_square("a6").await;
+    assert_eq!(b.ply().await, 2, "nothing is played before the landing is chosen");
+    assert_eq!(b.marked("drop").await, ["a6", "b7"], "the kill squares are lit");
+    assert_eq!(b.marked("pending").await, ["a6", "f1"]);
+    assert!(b.text(".cg-hint").await.contains("lands"));
+    b.click_square("b7").await;
+    b.wait_for("the attack", "document.querySelector('#board-app').dataset.ply === '3'").await;
+    assert_eq!(b.move_list().await.last().map(String::as_str), Some("f1a6/b7"));
+    assert_eq!(b.piece_on("b7").await.as_deref(), Some("white bishop"));
+    assert_eq!(b.piece_on("a6").await, None);
+    assert_eq!(b.piece_on("f1").await, None);
+    let floats = "return [...document.querySelectorAll('.cg-floats .cg-float')].map(f => f.dataset.square + ' ' + f.textContent.trim()).sort();";
+    assert_eq!(b.js(floats).await, json!(["a6 \u{2212}4", "b7 \u{2212}2"]));
+    let combat = b.text(".cg-combat-last").await;
+    assert!(combat.contains("a6 \u{2212}4 (killed)") && combat.contains("\u{2212}2 (killed)"), "combat: {combat}");
+    assert_eq!(b.js(&bar("b7")).await, json!("4/4:4"), "the landed bishop is unhurt");
+    assert_eq!(b.marked("drop").await, Vec::<String>::new());
+
+    // Black's bishop attacks it: 2 damage, no kill, the attacker stays on c8.
+    b.click_move("c8", "b7").await;
+    assert_eq!(b.piece_on("c8").await.as_deref(), Some("black bishop"));
+    assert_eq!(b.piece_on("b7").await.as_deref(), Some("white bishop"));
+    assert_eq!(b.js(&bar("b7")).await, json!("2/4:2"));
+    assert_eq!(b.js(floats).await, json!(["b7 \u{2212}2"]));
+}

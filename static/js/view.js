@@ -109,6 +109,12 @@ export class GameView {
         const wrap = this.q(".cg-moves-wrap");
         wrap.scrollTop = wrap.scrollHeight;
       }).observe(main);
+      // Panels above the move list grow and shrink (a selection's promotions): keep the last
+      // moves in view.
+      const wrap = this.q(".cg-moves-wrap");
+      new ResizeObserver(() => {
+        if (!root.classList.contains("browsing")) wrap.scrollTop = wrap.scrollHeight;
+      }).observe(wrap);
     }
     this.drawPlayers();
   }

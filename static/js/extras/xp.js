@@ -51,7 +51,7 @@ export const xp = {
           <div class="cg-muster"></div>
           <div class="cg-promote-now" aria-live="polite"></div>
           <p class="cg-xp-help">Click a piece with a gold arrow to promote it in place, one rung per turn.</p>
-          <ul class="cg-xp-prices" aria-label="XP prices"></ul>`;
+          <details class="cg-xp-prices-box"><summary>XP prices</summary><ul class="cg-xp-prices" aria-label="XP prices"></ul></details>`;
         ctx.sideSlot("shop").append(panel);
         // A cost on every in-place promotion offered by the board's chooser.
         ctx.board.addChoiceNote((text, boardState) => {

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod game;
 pub mod metrics;
 pub mod middleware;
 pub mod operator;

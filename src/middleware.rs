@@ -24,6 +24,12 @@ fn origin_of(url: &str) -> Option<String> {
 /// this site, as the request's own host names it, or one of the configured public origins.
 /// Requests with neither header (non-browser clients) pass; forms still need their CSRF token.
 fn origin_allowed(req: &ServiceRequest, public_origins: &[String]) -> bool {
+    origin_allowed_headers(req.request(), public_origins)
+}
+
+/// [`origin_allowed`] for a handler's request (the WebSocket upgrade of a game socket, a GET that
+/// the middleware lets through).
+pub fn origin_allowed_headers(req: &actix_web::HttpRequest, public_origins: &[String]) -> bool {
     let headers = req.headers();
     let claimed = match headers.get(header::ORIGIN) {
         Some(v) => match v.to_str() {

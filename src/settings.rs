@@ -21,6 +21,9 @@ pub struct Settings {
     pub rate_limit: RateLimitSettings,
     /// Logging.
     pub log: LogSettings,
+    /// Live games: clocks, sockets, chat, the sweeper.
+    #[serde(default)]
+    pub game: GameSettings,
 }
 
 /// The HTTP side.
@@ -107,6 +110,79 @@ pub struct LogSettings {
     pub filter: String,
     /// `pretty` or `json`.
     pub format: String,
+}
+
+/// Live games: clocks, sockets, chat, the sweeper (`[game]`; every key has a default).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct GameSettings {
+    /// Seconds each side has for its first turn before the game is aborted.
+    pub first_move_secs: u32,
+    /// Seconds an opponent must be disconnected before victory or a draw can be claimed.
+    pub claim_after_secs: u32,
+    /// Most lag credited on one move, centiseconds.
+    pub lag_per_move_cs: i32,
+    /// Lag credit each player has for a whole game, centiseconds.
+    pub lag_quota_cs: i32,
+    /// How often the sweeper looks for games to end (milliseconds).
+    pub sweeper_interval_ms: u64,
+    /// How often this instance records that it is alive (milliseconds).
+    pub heartbeat_interval_ms: u64,
+    /// A round with no socket stops after this many seconds.
+    pub round_idle_secs: u64,
+    /// A socket that sends nothing for this long is closed.
+    pub socket_idle_secs: u64,
+    /// Largest text message accepted (bytes); larger ones get `too_large`.
+    pub max_message_bytes: usize,
+    /// Largest frame read at all (bytes); larger ones close the socket.
+    pub max_frame_bytes: usize,
+    /// Messages per second a connection may send ...
+    pub messages_per_second: u32,
+    /// ... with bursts of this many.
+    pub messages_burst: u32,
+    /// Longest chat line, characters.
+    pub chat_max_chars: usize,
+    /// Chat lines a connection may send per window ...
+    pub chat_lines_per_window: usize,
+    /// ... of this many seconds.
+    pub chat_window_secs: u64,
+    /// Most missed events sent to a reconnecting client before a full resync instead.
+    pub max_replay_events: i32,
+}
+
+impl Default for GameSettings {
+    fn default() -> GameSettings {
+        GameSettings {
+            first_move_secs: 30,
+            claim_after_secs: 30,
+            lag_per_move_cs: 100,
+            lag_quota_cs: 300,
+            sweeper_interval_ms: 1000,
+            heartbeat_interval_ms: 1000,
+            round_idle_secs: 30,
+            socket_idle_secs: 20,
+            max_message_bytes: 4096,
+            max_frame_bytes: 64 * 1024,
+            messages_per_second: 20,
+            messages_burst: 40,
+            chat_max_chars: 140,
+            chat_lines_per_window: 5,
+            chat_window_secs: 10,
+            max_replay_events: 50,
+        }
+    }
+}
+
+impl GameSettings {
+    /// The first-move allowance in centiseconds.
+    pub fn first_move_cs(&self) -> i64 {
+        i64::from(self.first_move_secs) * 100
+    }
+
+    /// The claim delay in centiseconds.
+    pub fn claim_after_cs(&self) -> i64 {
+        i64::from(self.claim_after_secs) * 100
+    }
 }
 
 /// The folder of `default.toml`: `CHESSGOLD_CONFIG_DIR`, else `./config`.

@@ -24,10 +24,13 @@ use crate::broker::Broker;
 use crate::broker::memory::MemoryBroker;
 use crate::broker::redis::RedisBroker;
 use crate::error::PageError;
+use crate::game::identity::GuestKey;
+use crate::game::round::{RoundCtx, Rounds};
 use crate::metrics::Metrics;
 use crate::session_store::AnySessionStore;
+use crate::settings::GameSettings;
 use crate::settings::Settings;
-use crate::{api, auth, db, metrics, middleware, pages, telemetry};
+use crate::{api, auth, db, game, metrics, middleware, pages, telemetry};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "cg_session";
@@ -49,6 +52,14 @@ pub struct AppState {
     pub public_origins: Vec<String>,
     /// Cap on local-play actions per request.
     pub max_local_actions: usize,
+    /// Live-game settings.
+    pub game: Arc<GameSettings>,
+    /// The live games of this instance.
+    pub rounds: Arc<Rounds>,
+    /// Signs guest cookies.
+    pub guest_key: GuestKey,
+    /// Mark cookies `Secure`.
+    pub secure_cookies: bool,
 }
 
 /// The client's address: the peer, or the first `X-Forwarded-For` entry when trusted.
@@ -110,6 +121,10 @@ impl Application {
             }
             text => Key::derive_from(text.as_bytes()),
         };
+        let game_settings = Arc::new(settings.game.clone());
+        let rounds = Rounds::new(RoundCtx { pool: pool.clone(), broker: broker.clone(), cfg: game_settings.clone() });
+        game::sweeper::forgive_downtime(rounds.ctx()).await?;
+        let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
         let state = web::Data::new(AppState {
             pool,
             broker,
@@ -118,6 +133,10 @@ impl Application {
             trust_forwarded_for: settings.application.trust_forwarded_for,
             public_origins: settings.application.public_origins.clone(),
             max_local_actions: settings.application.max_local_actions,
+            game: game_settings,
+            rounds,
+            guest_key,
+            secure_cookies: settings.application.secure_cookies,
         });
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
@@ -133,7 +152,7 @@ impl Application {
     }
 
     /// Serves until SIGTERM/SIGINT (graceful: running requests get the shutdown timeout), with the
-    /// housekeeping tasks beside it.
+    /// housekeeping tasks beside it: rate-limit pruning, the heartbeat and the game sweeper.
     ///
     /// # Errors
     /// The server fails.
@@ -146,9 +165,12 @@ impl Application {
                 state.limiters.prune();
             }
         };
+        let ctx = self.state.rounds.ctx().clone();
         tokio::select! {
             result = self.server => result,
             () = housekeeping => Ok(()),
+            () = game::sweeper::heartbeat(ctx.clone()) => Ok(()),
+            () = game::sweeper::sweep_forever(ctx) => Ok(()),
         }
     }
 }
@@ -202,6 +224,7 @@ fn run(
             .configure(api::routes)
             .configure(auth::handlers::routes)
             .configure(pages::routes)
+            .configure(game::http::routes)
             .default_service(web::to(not_found))
     })
     .listen(listener)

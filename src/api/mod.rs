@@ -17,6 +17,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 web::JsonConfig::default().limit(MAX_JSON_BYTES).error_handler(|err, _req| json_error(&err).into()),
             )
             .route("/local", web::post().to(local::play))
+            .route("/game/{id}", web::get().to(crate::game::http::export))
             .default_service(web::to(api_not_found)),
     );
 }

@@ -1,0 +1,496 @@
+//! The tables of live games: `games`, `game_players`, `game_actions`, `game_events`,
+//! `game_chat`, `server_heartbeat`.
+
+use anyhow::Context;
+use sqlx::{PgConnection, PgExecutor};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// A stored game.
+#[derive(Debug, Clone)]
+pub struct GameRow {
+    /// Id.
+    pub id: String,
+    /// Variant id.
+    pub variant: String,
+    /// Seed of a random variant.
+    pub seed: Option<i64>,
+    /// 32-byte salt.
+    pub salt: Option<Vec<u8>>,
+    /// Hex SHA-256 commitment.
+    pub commitment: Option<String>,
+    /// Centiseconds.
+    pub clock_limit: Option<i32>,
+    /// Centiseconds.
+    pub clock_increment: Option<i32>,
+    /// Rated.
+    pub rated: bool,
+    /// Status id.
+    pub status: i16,
+    /// `white` / `black`.
+    pub winner: Option<String>,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// Room version.
+    pub version: i32,
+    /// Actions.
+    pub plies: i32,
+    /// Turns completed.
+    pub turns: i32,
+    /// Remaining as of `turn_at`.
+    pub white_clock: Option<i32>,
+    /// Remaining as of `turn_at`.
+    pub black_clock: Option<i32>,
+    /// Start of the current turn.
+    pub turn_at: Option<OffsetDateTime>,
+    /// Offer.
+    pub draw_offer: Option<String>,
+    /// Offer.
+    pub takeback_offer: Option<String>,
+    /// Offer.
+    pub rematch_offer: Option<String>,
+    /// The rematch.
+    pub rematch_id: Option<String>,
+    /// Creation.
+    pub created_at: OffsetDateTime,
+    /// Start.
+    pub started_at: Option<OffsetDateTime>,
+    /// End.
+    pub finished_at: Option<OffsetDateTime>,
+}
+
+/// A stored seat, with the account's name.
+#[derive(Debug, Clone)]
+pub struct PlayerRow {
+    /// `white` / `black`.
+    pub color: String,
+    /// Seat secret.
+    pub player_id: String,
+    /// Account.
+    pub user_id: Option<Uuid>,
+    /// Account name.
+    pub username: Option<String>,
+    /// Guest id.
+    pub guest_id: Option<String>,
+    /// Rating before.
+    pub rating_before: Option<i32>,
+    /// Rating after.
+    pub rating_after: Option<i32>,
+    /// Provisional rating.
+    pub provisional: bool,
+    /// Lag credit left.
+    pub lag_quota: i32,
+    /// Last sign of life.
+    pub last_seen: Option<OffsetDateTime>,
+}
+
+/// A stored action.
+#[derive(Debug, Clone)]
+pub struct ActionRow {
+    /// 1-based.
+    pub seq: i32,
+    /// Notation.
+    pub action: String,
+    /// Who played it.
+    pub color: String,
+    /// Clock after it.
+    pub white_clock: Option<i32>,
+    /// Clock after it.
+    pub black_clock: Option<i32>,
+}
+
+/// A stored room event.
+#[derive(Debug, Clone)]
+pub struct EventRow {
+    /// Version.
+    pub v: i32,
+    /// Type.
+    pub t: String,
+    /// Data.
+    pub d: serde_json::Value,
+}
+
+/// A chat line.
+#[derive(Debug, Clone)]
+pub struct ChatRow {
+    /// `player` / `spectator`.
+    pub room: String,
+    /// Name shown.
+    pub author: String,
+    /// The writer's seat, for players.
+    pub color: Option<String>,
+    /// Raw text.
+    pub text: String,
+    /// When.
+    pub at: OffsetDateTime,
+}
+
+/// Inserts a game row.
+///
+/// # Errors
+/// Database failures (a duplicate id included).
+#[tracing::instrument(skip_all, fields(game.id = %g.id))]
+pub async fn insert_game(db: &mut PgConnection, g: &GameRow) -> anyhow::Result<()> {
+    sqlx::query!(
+        "INSERT INTO games (id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status,
+            version, white_clock, black_clock, turn_at, created_at, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        g.id,
+        g.variant,
+        g.seed,
+        g.salt,
+        g.commitment,
+        g.clock_limit,
+        g.clock_increment,
+        g.rated,
+        g.status,
+        g.version,
+        g.white_clock,
+        g.black_clock,
+        g.turn_at,
+        g.created_at,
+        g.started_at
+    )
+    .execute(db)
+    .await
+    .context("inserting a game")?;
+    Ok(())
+}
+
+/// Inserts or updates a seat.
+///
+/// # Errors
+/// Database failures.
+pub async fn upsert_player(db: &mut PgConnection, game_id: &str, p: &PlayerRow) -> anyhow::Result<()> {
+    sqlx::query!(
+        "INSERT INTO game_players (game_id, color, player_id, user_id, guest_id, rating_before, rating_after,
+            provisional, lag_quota, last_seen)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (game_id, color) DO UPDATE SET rating_before = EXCLUDED.rating_before,
+            rating_after = EXCLUDED.rating_after, provisional = EXCLUDED.provisional,
+            lag_quota = EXCLUDED.lag_quota",
+        game_id,
+        p.color,
+        p.player_id,
+        p.user_id,
+        p.guest_id,
+        p.rating_before,
+        p.rating_after,
+        p.provisional,
+        p.lag_quota,
+        p.last_seen
+    )
+    .execute(db)
+    .await
+    .context("storing a seat")?;
+    Ok(())
+}
+
+/// The game with this id.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<GameRow>> {
+    sqlx::query_as!(
+        GameRow,
+        "SELECT id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status, winner, reason,
+            version, plies, turns, white_clock, black_clock, turn_at, draw_offer, takeback_offer, rematch_offer,
+            rematch_id, created_at, started_at, finished_at
+         FROM games WHERE id = $1",
+        id
+    )
+    .fetch_optional(db)
+    .await
+    .context("loading a game")
+}
+
+/// The seats of a game.
+///
+/// # Errors
+/// Database failures.
+pub async fn players(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Vec<PlayerRow>> {
+    sqlx::query_as!(
+        PlayerRow,
+        r#"SELECT p.color, p.player_id, p.user_id, u.username AS "username?", p.guest_id, p.rating_before,
+            p.rating_after, p.provisional, p.lag_quota, p.last_seen
+         FROM game_players p LEFT JOIN users u ON u.id = p.user_id
+         WHERE p.game_id = $1 ORDER BY p.color DESC"#,
+        id
+    )
+    .fetch_all(db)
+    .await
+    .context("loading the seats of a game")
+}
+
+/// The actions of a game in order.
+///
+/// # Errors
+/// Database failures.
+pub async fn actions(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Vec<ActionRow>> {
+    sqlx::query_as!(
+        ActionRow,
+        "SELECT seq, action, color, white_clock, black_clock FROM game_actions WHERE game_id = $1 ORDER BY seq",
+        id
+    )
+    .fetch_all(db)
+    .await
+    .context("loading the actions of a game")
+}
+
+/// Writes the changing columns of a game, if its version is still `old_version`.
+/// Returns whether the row was updated (false: someone else changed the game first).
+///
+/// # Errors
+/// Database failures.
+pub async fn update_game(db: &mut PgConnection, g: &GameRow, old_version: i32) -> anyhow::Result<bool> {
+    let done = sqlx::query!(
+        "UPDATE games SET status = $3, winner = $4, reason = $5, version = $6, plies = $7, turns = $8,
+            white_clock = $9, black_clock = $10, turn_at = $11, draw_offer = $12, takeback_offer = $13,
+            rematch_offer = $14, rematch_id = $15, started_at = $16, finished_at = $17
+         WHERE id = $1 AND version = $2",
+        g.id,
+        old_version,
+        g.status,
+        g.winner,
+        g.reason,
+        g.version,
+        g.plies,
+        g.turns,
+        g.white_clock,
+        g.black_clock,
+        g.turn_at,
+        g.draw_offer,
+        g.takeback_offer,
+        g.rematch_offer,
+        g.rematch_id,
+        g.started_at,
+        g.finished_at
+    )
+    .execute(db)
+    .await
+    .context("updating a game")?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Stores an action. A second action at the same `seq` fails (unique key).
+///
+/// # Errors
+/// Database failures, the unique key included.
+pub async fn insert_action(db: &mut PgConnection, game_id: &str, a: &ActionRow) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO game_actions (game_id, seq, action, color, white_clock, black_clock)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        game_id,
+        a.seq,
+        a.action,
+        a.color,
+        a.white_clock,
+        a.black_clock
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Removes the actions after `plies` (a takeback).
+///
+/// # Errors
+/// Database failures.
+pub async fn delete_actions_after(db: &mut PgConnection, game_id: &str, plies: i32) -> anyhow::Result<()> {
+    sqlx::query!("DELETE FROM game_actions WHERE game_id = $1 AND seq > $2", game_id, plies)
+        .execute(db)
+        .await
+        .context("taking back actions")?;
+    Ok(())
+}
+
+/// Stores a room event.
+///
+/// # Errors
+/// Database failures.
+pub async fn insert_event(
+    db: &mut PgConnection,
+    game_id: &str,
+    v: i32,
+    t: &str,
+    d: &serde_json::Value,
+) -> anyhow::Result<()> {
+    sqlx::query!("INSERT INTO game_events (game_id, v, t, d) VALUES ($1, $2, $3, $4)", game_id, v, t, d)
+        .execute(db)
+        .await
+        .context("storing a room event")?;
+    Ok(())
+}
+
+/// The events after version `since`, in order.
+///
+/// # Errors
+/// Database failures.
+pub async fn events_since(db: impl PgExecutor<'_>, game_id: &str, since: i32) -> anyhow::Result<Vec<EventRow>> {
+    sqlx::query_as!(
+        EventRow,
+        "SELECT v, t, d FROM game_events WHERE game_id = $1 AND v > $2 ORDER BY v",
+        game_id,
+        since
+    )
+    .fetch_all(db)
+    .await
+    .context("loading room events")
+}
+
+/// Records that the sockets of these seats are alive, and returns every seat's last sign of life.
+///
+/// # Errors
+/// Database failures.
+pub async fn touch_seats(
+    db: &sqlx::PgPool,
+    game_id: &str,
+    alive: &[String],
+) -> anyhow::Result<Vec<(String, Option<OffsetDateTime>)>> {
+    if !alive.is_empty() {
+        sqlx::query!(
+            "UPDATE game_players SET last_seen = now() WHERE game_id = $1 AND color = ANY($2)",
+            game_id,
+            alive
+        )
+        .execute(db)
+        .await
+        .context("recording seats alive")?;
+    }
+    let rows = sqlx::query!("SELECT color, last_seen FROM game_players WHERE game_id = $1", game_id)
+        .fetch_all(db)
+        .await
+        .context("reading seats' last signs of life")?;
+    Ok(rows.into_iter().map(|r| (r.color, r.last_seen)).collect())
+}
+
+/// Ids of games that may be due to end by themselves: being played and past a first-move
+/// deadline or possibly out of time (the caller checks exactly).
+///
+/// # Errors
+/// Database failures.
+pub async fn due_games(db: impl PgExecutor<'_>, first_move_cs: i64) -> anyhow::Result<Vec<String>> {
+    sqlx::query_scalar!(
+        "SELECT id FROM games
+         WHERE status = 20 AND turn_at IS NOT NULL AND (
+            (turns < 2 AND turn_at + make_interval(secs => $1::bigint / 100.0) <= now())
+            OR (turns >= 2 AND clock_limit IS NOT NULL
+                AND turn_at + make_interval(secs => LEAST(white_clock, black_clock) / 100.0) <= now()))
+         ORDER BY turn_at LIMIT 500",
+        first_move_cs
+    )
+    .fetch_all(db)
+    .await
+    .context("listing games due to end")
+}
+
+/// Stores a chat line.
+///
+/// # Errors
+/// Database failures.
+pub async fn insert_chat(
+    db: impl PgExecutor<'_>,
+    game_id: &str,
+    line: &ChatRow,
+    user_id: Option<Uuid>,
+) -> anyhow::Result<()> {
+    sqlx::query!(
+        "INSERT INTO game_chat (game_id, room, author, user_id, color, text, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        game_id,
+        line.room,
+        line.author,
+        user_id,
+        line.color,
+        line.text,
+        line.at
+    )
+    .execute(db)
+    .await
+    .context("storing a chat line")?;
+    Ok(())
+}
+
+/// The last `limit` lines of a chat room, oldest first.
+///
+/// # Errors
+/// Database failures.
+pub async fn recent_chat(
+    db: impl PgExecutor<'_>,
+    game_id: &str,
+    room: &str,
+    limit: i64,
+) -> anyhow::Result<Vec<ChatRow>> {
+    let mut rows = sqlx::query_as!(
+        ChatRow,
+        "SELECT room, author, color, text, at FROM game_chat WHERE game_id = $1 AND room = $2 ORDER BY id DESC LIMIT $3",
+        game_id,
+        room,
+        limit
+    )
+    .fetch_all(db)
+    .await
+    .context("loading chat lines")?;
+    rows.reverse();
+    Ok(rows)
+}
+
+/// Records that an instance is alive.
+///
+/// # Errors
+/// Database failures.
+pub async fn heartbeat(db: impl PgExecutor<'_>) -> anyhow::Result<()> {
+    sqlx::query!("INSERT INTO server_heartbeat (id, at) VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET at = now()")
+        .execute(db)
+        .await
+        .context("recording the heartbeat")?;
+    Ok(())
+}
+
+/// At start-up: when no instance was alive for longer than `threshold_ms`, gives that downtime
+/// back to every running game (turn starts and last signs of life move forward by it). Returns
+/// the downtime given back, in milliseconds. Serialised by a row lock, so two instances starting
+/// together give it back once.
+///
+/// # Errors
+/// Database failures.
+pub async fn forgive_downtime(pool: &sqlx::PgPool, threshold_ms: i64) -> anyhow::Result<i64> {
+    let mut tx = pool.begin().await.context("starting a transaction")?;
+    sqlx::query!("INSERT INTO server_heartbeat (id, at) VALUES (1, now()) ON CONFLICT (id) DO NOTHING")
+        .execute(&mut *tx)
+        .await
+        .context("creating the heartbeat")?;
+    let gap_ms = sqlx::query_scalar!(
+        r#"SELECT (EXTRACT(EPOCH FROM (now() - at)) * 1000)::bigint AS "ms!" FROM server_heartbeat WHERE id = 1 FOR UPDATE"#
+    )
+    .fetch_one(&mut *tx)
+    .await
+    .context("reading the heartbeat")?;
+    let mut given = 0;
+    if gap_ms > threshold_ms {
+        sqlx::query!(
+            "UPDATE games SET turn_at = turn_at + make_interval(secs => $1::bigint / 1000.0)
+             WHERE status IN (10, 20) AND turn_at IS NOT NULL",
+            gap_ms
+        )
+        .execute(&mut *tx)
+        .await
+        .context("moving the running clocks")?;
+        sqlx::query!(
+            "UPDATE game_players SET last_seen = last_seen + make_interval(secs => $1::bigint / 1000.0)
+             FROM games WHERE games.id = game_players.game_id AND games.status IN (10, 20)
+               AND game_players.last_seen IS NOT NULL",
+            gap_ms
+        )
+        .execute(&mut *tx)
+        .await
+        .context("moving the last signs of life")?;
+        given = gap_ms;
+    }
+    sqlx::query!("UPDATE server_heartbeat SET at = now() WHERE id = 1")
+        .execute(&mut *tx)
+        .await
+        .context("recording the heartbeat")?;
+    tx.commit().await.context("committing the downtime")?;
+    Ok(given)
+}

@@ -1,0 +1,487 @@
+//! The HTTP side of live games: the "play with a friend" form, joining, the game page
+//! `/{gameId}` and the game record as JSON.
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use chessgold_engine::Color;
+use chessgold_engine::registry::{variant, variants};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use super::identity::Identity;
+use super::live::{CreateGame, Live, Seat};
+use super::round::commit_and_announce;
+use super::store::{self, CommitError, CreateError};
+use super::{GameId, Status, TIME_CONTROLS, TimeControl, random_base62};
+use crate::auth::csrf;
+use crate::db;
+use crate::error::{ApiError, PageError};
+use crate::game::rating::Perf;
+use crate::pages::{PageCtx, render, render_status};
+use crate::startup::AppState;
+
+/// Registers the page routes of live games (the `/{gameId}` routes last: they match any
+/// 8 or 12 base62 characters).
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/game/new", web::get().to(new_form))
+        .route("/game/new", web::post().to(create))
+        .route("/game/{id}/join", web::post().to(join))
+        .route("/socket/game/{id}", web::get().to(super::socket::open))
+        .route("/{id:[0-9A-Za-z]{8}}", web::get().to(page))
+        .route("/{id:[0-9A-Za-z]{12}}", web::get().to(player_page));
+}
+
+/// The "play with a friend online" form.
+#[derive(Debug, Template)]
+#[template(path = "game/new.html")]
+pub struct NewGamePage {
+    /// Layout.
+    pub ctx: PageCtx,
+    /// (id, name) of every variant.
+    pub variants: Vec<(&'static str, &'static str)>,
+    /// `3+2`, ...
+    pub times: Vec<String>,
+    /// The form as sent, after an error.
+    pub form: NewGameForm,
+    /// What is wrong.
+    pub error: Option<String>,
+}
+
+/// The form's fields.
+#[derive(Debug, Clone, Deserialize)]
+pub struct NewGameForm {
+    #[serde(default)]
+    csrf_token: String,
+    /// Variant id.
+    #[serde(default)]
+    pub variant: String,
+    /// `3+2` or `unlimited`.
+    #[serde(default)]
+    pub time: String,
+    /// `casual` or `rated`.
+    #[serde(default)]
+    pub mode: String,
+    /// `white`, `black` or `random`.
+    #[serde(default)]
+    pub color: String,
+}
+
+impl Default for NewGameForm {
+    fn default() -> NewGameForm {
+        NewGameForm {
+            csrf_token: String::new(),
+            variant: "gold".into(),
+            time: "5+3".into(),
+            mode: "casual".into(),
+            color: "random".into(),
+        }
+    }
+}
+
+fn new_page(ctx: PageCtx, form: NewGameForm, error: Option<String>) -> NewGamePage {
+    NewGamePage {
+        ctx,
+        variants: variants().iter().map(|v| (v.id, v.name)).collect(),
+        times: TIME_CONTROLS.iter().map(|(m, s)| format!("{m}+{s}")).collect(),
+        form,
+        error,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct NewQuery {
+    variant: Option<String>,
+}
+
+#[tracing::instrument(skip_all)]
+async fn new_form(session: Session, query: web::Query<NewQuery>) -> Result<HttpResponse, PageError> {
+    let mut form = NewGameForm::default();
+    if let Some(v) = query.variant.as_deref().and_then(variant) {
+        form.variant = v.id.to_string();
+    }
+    render(&new_page(PageCtx::new(&session)?, form, None))
+}
+
+fn see_other(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header((header::LOCATION, to.to_string())).finish()
+}
+
+#[tracing::instrument(skip_all)]
+async fn create(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    form: web::Form<NewGameForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let form = form.into_inner();
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let invalid = |msg: String| -> Result<HttpResponse, PageError> {
+        render_status(&new_page(PageCtx::new(&session)?, form.clone(), Some(msg)), StatusCode::UNPROCESSABLE_ENTITY)
+    };
+    let Some(info) = variant(&form.variant) else {
+        return invalid("Choose one of the listed variants.".into());
+    };
+    let clock = match TimeControl::parse_offer(&form.time) {
+        Ok(c) => c,
+        Err(e) => return invalid(format!("The time control is not offered: {e}.")),
+    };
+    let rated = match form.mode.as_str() {
+        "rated" => true,
+        "casual" => false,
+        _ => return invalid("Choose casual or rated.".into()),
+    };
+    if rated && identity.user.is_none() {
+        return invalid("Rated games are for registered players: sign in, or play a casual game.".into());
+    }
+    if rated && clock.is_none() {
+        return invalid("Rated games need a time control; unlimited games are casual.".into());
+    }
+    let color = match form.color.as_str() {
+        "white" => Color::White,
+        "black" => Color::Black,
+        "random" => {
+            let mut b = [0u8; 1];
+            getrandom::fill(&mut b).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+            if b[0] & 1 == 0 { Color::White } else { Color::Black }
+        }
+        _ => return invalid("Choose white, black or random.".into()),
+    };
+    let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
+    let request = CreateGame {
+        variant: info.id.to_string(),
+        clock,
+        rated,
+        creator: player,
+        creator_color: color,
+        opponent: None,
+    };
+    let id = match store::create_game(&state.pool, request, &state.game).await {
+        Ok(id) => id,
+        Err(CreateError::Invalid(msg)) => return invalid(msg),
+        Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
+    };
+    let mut resp = see_other(&format!("/{id}"));
+    if let Some(c) = cookie {
+        resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;
+    }
+    Ok(resp)
+}
+
+/// A form with only the CSRF token.
+#[derive(Debug, Deserialize)]
+pub struct TokenForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+async fn join(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    form: web::Form<TokenForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let mut live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;
+    if identity.candidates().iter().any(|p| live.seat_of(p).is_some()) {
+        return Ok(see_other(&format!("/{id}")));
+    }
+    if live.rated && identity.user.is_none() {
+        return Ok(see_other(&format!("/login?next=/{id}")));
+    }
+    let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
+    let (user_id, guest_id, name) = match &player {
+        super::PlayerRef::User(uid) => {
+            (Some(*uid), None, identity.user.as_ref().map_or_else(String::new, |u| u.name.clone()))
+        }
+        super::PlayerRef::Guest(g) => (None, Some(g.clone()), "Anonymous".to_string()),
+    };
+    let perf = match (live.rated, user_id) {
+        (true, Some(uid)) => Some(db::ratings::perf(&state.pool, uid, live.info.id).await?),
+        _ => None,
+    };
+    let seat = Seat {
+        player_id: random_base62(4)?,
+        user_id,
+        guest_id,
+        name,
+        rating_before: perf.map(|p| p.rating),
+        rating_after: None,
+        provisional: perf.is_some_and(Perf::provisional),
+        lag_quota: state.game.lag_quota_cs,
+        last_seen: None,
+    };
+    let ctx = state.rounds.ctx().clone();
+    let mut step = match live.join(seat, OffsetDateTime::now_utc(), &state.game) {
+        Ok((_, step)) => step,
+        Err(_) => return Err(PageError::BadRequest("this game is no longer waiting for an opponent".into())),
+    };
+    match commit_and_announce(&ctx, &mut live, &mut step).await {
+        Ok(()) => {}
+        Err(CommitError::Conflict) => {
+            return Err(PageError::BadRequest("someone else joined this game first".into()));
+        }
+        Err(CommitError::Other(e)) => return Err(PageError::Internal(e)),
+    }
+    tracing::info!(game.id = %id, "game joined");
+    let mut resp = see_other(&format!("/{id}"));
+    if let Some(c) = cookie {
+        resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;
+    }
+    Ok(resp)
+}
+
+/// A player as the page shows them.
+#[derive(Debug, Clone)]
+pub struct PlayerView {
+    /// `white` / `black`.
+    pub color: &'static str,
+    /// Name, or empty for a free seat.
+    pub name: String,
+    /// Registered.
+    pub user: bool,
+    /// `1500?`, or empty.
+    pub rating: String,
+    /// `+20`, or empty.
+    pub diff: String,
+    /// `5:00`, or empty for unlimited games.
+    pub clock: String,
+}
+
+/// A chat line as the page shows it.
+#[derive(Debug, Clone)]
+pub struct ChatView {
+    /// Author.
+    pub author: String,
+    /// Raw text (askama escapes it).
+    pub text: String,
+}
+
+/// The game page.
+#[derive(Debug, Template)]
+#[template(path = "game/live.html")]
+pub struct GamePage {
+    /// Layout.
+    pub ctx: PageCtx,
+    /// Game id.
+    pub id: String,
+    /// Variant id.
+    pub variant_id: &'static str,
+    /// Variant name.
+    pub variant_name: &'static str,
+    /// `5+3 · Rated` etc.
+    pub summary: String,
+    /// The viewer's seat: `white`, `black`, or empty.
+    pub you: &'static str,
+    /// Status id.
+    pub status_id: i16,
+    /// Status name.
+    pub status_name: &'static str,
+    /// Waiting for an opponent.
+    pub waiting: bool,
+    /// The viewer may take the free seat.
+    pub can_join: bool,
+    /// The free seat needs an account (rated).
+    pub join_needs_login: bool,
+    /// Absolute invite link.
+    pub invite: String,
+    /// The top and bottom players (the viewer at the bottom).
+    pub players: Vec<PlayerView>,
+    /// `White wins by checkmate`, or empty while live.
+    pub result: String,
+    /// Seed and salt of a finished random game.
+    pub seed: Option<String>,
+    /// Hex salt.
+    pub salt: Option<String>,
+    /// Hex commitment.
+    pub commitment: Option<String>,
+    /// Room version of the page.
+    pub version: i32,
+    /// The `full` data as JSON, escaped for a script element.
+    pub initial: String,
+    /// Chat room of the viewer.
+    pub chat_room: &'static str,
+    /// Its last lines.
+    pub chat: Vec<ChatView>,
+    /// The rematch's id, once created.
+    pub rematch: Option<String>,
+}
+
+fn clock_text(cs: i32) -> String {
+    let secs = cs.max(0) / 100;
+    format!("{}:{:02}", secs / 60, secs % 60)
+}
+
+/// The result as a sentence.
+pub fn result_text(live: &Live) -> String {
+    let who = |c: Color| if c == Color::White { "White" } else { "Black" };
+    let reason = live.reason.as_deref().unwrap_or("").replace('_', " ");
+    match (live.status, live.winner) {
+        (Status::Created | Status::Started, _) => String::new(),
+        (Status::Aborted, _) => "Game aborted".into(),
+        (Status::NoStart, _) => "Game aborted: the first move did not come in time".into(),
+        (Status::Resign, Some(w)) => format!("{} resigned: {} wins", who(!w), who(w)),
+        (Status::Outoftime, Some(w)) => format!("{} ran out of time: {} wins", who(!w), who(w)),
+        (Status::Outoftime, None) => "Draw: a clock ran out, but the opponent could not have won".into(),
+        (Status::Timeout, Some(w)) => format!("{} left the game: {} wins", who(!w), who(w)),
+        (Status::Mate, Some(w)) => format!("Checkmate: {} wins", who(w)),
+        (Status::Stalemate, _) => "Draw by stalemate".into(),
+        (Status::Draw, _) => format!("Draw ({reason})"),
+        (_, Some(w)) => format!("{} wins ({reason})", who(w)),
+        (_, None) => format!("Game over ({reason})"),
+    }
+}
+
+/// JSON for a `<script type="application/json">` element.
+fn script_json(v: &Value) -> String {
+    v.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+}
+
+async fn render_game(
+    req: &HttpRequest,
+    state: &AppState,
+    session: &Session,
+    id: &GameId,
+) -> Result<HttpResponse, PageError> {
+    let live = store::load(&state.pool, id).await?.ok_or(PageError::NotFound)?;
+    let identity = Identity::of(req, session, &state.guest_key);
+    let you = identity.candidates().iter().find_map(|p| live.seat_of(p));
+    let now = OffsetDateTime::now_utc();
+    let clocks = live.clocks_at(now);
+    let player = |c: Color| {
+        let s = live.seats[c.index()].as_ref();
+        PlayerView {
+            color: c.name(),
+            name: s.map_or_else(String::new, |s| s.name.clone()),
+            user: s.is_some_and(|s| s.user_id.is_some()),
+            rating: s
+                .and_then(|s| s.rating_before.map(|r| format!("{r}{}", if s.provisional { "?" } else { "" })))
+                .unwrap_or_default(),
+            diff: s
+                .and_then(|s| match (s.rating_before, s.rating_after) {
+                    (Some(b), Some(a)) => Some(format!("{:+}", a - b)),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            clock: clocks.map(|c2| clock_text(c2[c.index()])).unwrap_or_default(),
+        }
+    };
+    let bottom = you.unwrap_or(Color::White);
+    let waiting = live.status == Status::Created;
+    let can_join = waiting && you.is_none() && !(live.rated && identity.user.is_none());
+    let info = req.connection_info();
+    let invite = format!("{}://{}/{}", info.scheme(), info.host(), id);
+    let room = if you.is_some() { "player" } else { "spectator" };
+    let chat = db::games::recent_chat(&state.pool, id.as_str(), room, 50)
+        .await?
+        .into_iter()
+        .map(|l| ChatView { author: l.author, text: l.text })
+        .collect();
+    let (seed, salt) = live.revealed_seed();
+    let time = live.clock.map_or_else(|| "Unlimited".to_string(), |c| c.show());
+    let page = GamePage {
+        ctx: PageCtx::new(session)?,
+        id: id.to_string(),
+        variant_id: live.info.id,
+        variant_name: live.info.name,
+        summary: format!("{time} · {}", if live.rated { "Rated" } else { "Casual" }),
+        you: you.map_or("", Color::name),
+        status_id: live.status.id(),
+        status_name: live.status.name(),
+        waiting,
+        can_join,
+        join_needs_login: waiting && you.is_none() && live.rated && identity.user.is_none(),
+        invite,
+        players: vec![player(!bottom), player(bottom)],
+        result: result_text(&live),
+        seed: seed.map(|s| s.to_string()),
+        salt,
+        commitment: live.commitment.clone(),
+        version: live.version,
+        initial: script_json(&live.full_view(you, now, &state.game)),
+        chat_room: room,
+        chat,
+        rematch: live.rematch_id.clone(),
+    };
+    render(&page)
+}
+
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+async fn page(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
+    render_game(&req, &state, &session, &id).await
+}
+
+#[tracing::instrument(skip_all)]
+async fn player_page(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let (game, player) = path.split_at(8);
+    let id = GameId::parse(game).ok_or(PageError::NotFound)?;
+    let live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let mine = identity
+        .candidates()
+        .iter()
+        .find_map(|p| live.seat_of(p))
+        .and_then(|c| live.seats[c.index()].as_ref())
+        .is_some_and(|s| s.player_id == player);
+    if !mine {
+        return Ok(see_other(&format!("/{id}")));
+    }
+    render_game(&req, &state, &session, &id).await
+}
+
+/// `GET /api/game/{id}`: the record of a game.
+///
+/// # Errors
+/// 404 for an unknown game.
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+pub async fn export(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such game");
+    let id = GameId::parse(&path).ok_or_else(not_found)?;
+    let live = store::load(&state.pool, &id)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("{e:#}")))?
+        .ok_or_else(not_found)?;
+    let (seed, salt) = live.revealed_seed();
+    let players = |c: Color| {
+        live.seats[c.index()].as_ref().map(|s: &Seat| {
+            json!({"name": s.name, "user": s.user_id.is_some(), "rating_before": s.rating_before,
+                   "rating_after": s.rating_after, "provisional": s.provisional})
+        })
+    };
+    Ok(HttpResponse::Ok().json(json!({
+        "id": id.as_str(),
+        "variant": live.info.id,
+        "rated": live.rated,
+        "clock": live.clock.map(|c| json!({"limit": c.limit, "increment": c.increment})),
+        "status": {"id": live.status.id(), "name": live.status.name()},
+        "winner": live.winner.map(Color::name),
+        "reason": live.reason,
+        "seed_commitment": live.commitment,
+        "seed": seed,
+        "salt": salt,
+        "players": {"white": players(Color::White), "black": players(Color::Black)},
+        "actions": live.actions.iter().map(|a| json!({
+            "seq": a.seq, "action": a.action, "by": a.color.name(),
+            "clocks": a.clocks.map(|c| json!({"white": c[0], "black": c[1]})),
+        })).collect::<Vec<_>>(),
+    })))
+}

@@ -1,0 +1,919 @@
+//! A game in memory: its record, its engine game, and the operations that change it. Each
+//! operation checks what it may do, changes the copy it is called on and returns a [`Step`]: the
+//! room events to store and announce. Nothing here does I/O; `store` makes a step durable.
+
+use chessgold_engine::registry::{AnyGame, VariantInfo};
+use chessgold_engine::{Color, Snapshot};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::clock::{add_cs, cs_between, lag_credit, spend};
+use super::{GameId, Status, TimeControl, flag};
+use crate::settings::GameSettings;
+
+/// Who sits in a seat: an account or a guest (by the id in the signed guest cookie).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlayerRef {
+    /// A registered user.
+    User(Uuid),
+    /// An anonymous guest.
+    Guest(String),
+}
+
+/// What `create_game` needs.
+#[derive(Debug, Clone)]
+pub struct CreateGame {
+    /// A registered variant id.
+    pub variant: String,
+    /// `None`: unlimited (casual only).
+    pub clock: Option<TimeControl>,
+    /// Rated (registered users and a clock only).
+    pub rated: bool,
+    /// The player who creates the game.
+    pub creator: PlayerRef,
+    /// The creator's colour.
+    pub creator_color: Color,
+    /// The opponent when known (pairings, rematches): the game starts at once.
+    pub opponent: Option<PlayerRef>,
+}
+
+/// A seat of a game.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    /// The 4-character secret of the seat.
+    pub player_id: String,
+    /// The account, for a registered player.
+    pub user_id: Option<Uuid>,
+    /// The guest id, for a guest.
+    pub guest_id: Option<String>,
+    /// The name shown (`Anonymous` for guests).
+    pub name: String,
+    /// Rating before the game (rated games).
+    pub rating_before: Option<i32>,
+    /// Rating after the game (rated games, once over).
+    pub rating_after: Option<i32>,
+    /// Whether the rating was provisional.
+    pub provisional: bool,
+    /// Lag compensation left, centiseconds.
+    pub lag_quota: i32,
+    /// Last sign of life of the seat's socket.
+    pub last_seen: Option<OffsetDateTime>,
+}
+
+impl Seat {
+    /// Whether this seat belongs to the player.
+    pub fn is(&self, who: &PlayerRef) -> bool {
+        match who {
+            PlayerRef::User(id) => self.user_id == Some(*id),
+            PlayerRef::Guest(g) => self.guest_id.as_deref() == Some(g.as_str()),
+        }
+    }
+
+    /// The player of the seat.
+    pub fn player(&self) -> Option<PlayerRef> {
+        match (&self.user_id, &self.guest_id) {
+            (Some(id), _) => Some(PlayerRef::User(*id)),
+            (None, Some(g)) => Some(PlayerRef::Guest(g.clone())),
+            (None, None) => None,
+        }
+    }
+}
+
+/// One stored action.
+#[derive(Debug, Clone)]
+pub struct ActionRec {
+    /// 1-based.
+    pub seq: i32,
+    /// The action as the notation writes it.
+    pub action: String,
+    /// Who played it.
+    pub color: Color,
+    /// Both clocks after it (clocked games).
+    pub clocks: Option<[i32; 2]>,
+}
+
+/// Who offers what.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Offers {
+    /// A draw offer.
+    pub draw: Option<Color>,
+    /// A takeback request.
+    pub takeback: Option<Color>,
+    /// A rematch offer.
+    pub rematch: Option<Color>,
+}
+
+/// A room event to store and announce: its type and stored data.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// `move`, `start`, `offers`, `takeback`, `end`, `rematch`.
+    pub t: &'static str,
+    /// The data as stored (a `move` or `takeback` gets the state added when sent).
+    pub d: Value,
+}
+
+/// What an operation did.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// Events in order; empty means nothing changed.
+    pub events: Vec<Event>,
+    /// The last action of the game is new.
+    pub new_action: bool,
+    /// Actions were taken back.
+    pub truncated: bool,
+    /// The game ended in this step.
+    pub finished: bool,
+    /// A rematch to create with this step.
+    pub rematch: Option<(GameId, CreateGame)>,
+}
+
+/// Why an operation was refused: a stable code and a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Refused; nothing changed.
+    Code(&'static str, String),
+    /// The action was already committed at that ply by the same player: acknowledge again.
+    Duplicate,
+}
+
+fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+    Refusal::Code(code, message.into())
+}
+
+fn color_name(c: Option<Color>) -> Value {
+    c.map_or(Value::Null, |c| Value::from(c.name()))
+}
+
+/// Plays `actions` from the start of the variant; returns the game and the turns completed.
+///
+/// # Errors
+/// A stored action the engine refuses (a corrupt record).
+pub fn replay(
+    info: &'static VariantInfo,
+    seed: Option<u64>,
+    actions: &[String],
+) -> anyhow::Result<(Box<dyn AnyGame>, i32)> {
+    let mut game = match seed {
+        Some(s) if info.seeded => info.new_seeded_game(s),
+        _ => info.new_game(),
+    };
+    let mut turns = 0;
+    for (i, a) in actions.iter().enumerate() {
+        let before = game.turn();
+        game.play(a).map_err(|e| anyhow::anyhow!("stored action {} '{a}' is refused: {e}", i + 1))?;
+        if game.turn() != before || game.snapshot().status != "ongoing" {
+            turns += 1;
+        }
+    }
+    Ok((game, turns))
+}
+
+/// A live or finished game with its engine game.
+#[derive(Debug, Clone)]
+pub struct Live {
+    /// Id.
+    pub id: GameId,
+    /// The variant.
+    pub info: &'static VariantInfo,
+    /// Seed of a random variant.
+    pub seed: Option<u64>,
+    /// Salt of the seed commitment.
+    pub salt: Option<Vec<u8>>,
+    /// Hex SHA-256 of seed || salt.
+    pub commitment: Option<String>,
+    /// `None`: unlimited.
+    pub clock: Option<TimeControl>,
+    /// Rated.
+    pub rated: bool,
+    /// Status.
+    pub status: Status,
+    /// Winner once over.
+    pub winner: Option<Color>,
+    /// The rule that ended the game.
+    pub reason: Option<String>,
+    /// Room version.
+    pub version: i32,
+    /// Turns completed.
+    pub turns: i32,
+    /// Remaining centiseconds as of `turn_at` (clocked games).
+    pub clocks: Option<[i32; 2]>,
+    /// When the current turn began (or the game started).
+    pub turn_at: Option<OffsetDateTime>,
+    /// Offers.
+    pub offers: Offers,
+    /// The rematch, once created.
+    pub rematch_id: Option<String>,
+    /// Creation.
+    pub created_at: OffsetDateTime,
+    /// Start (both seats taken).
+    pub started_at: Option<OffsetDateTime>,
+    /// End.
+    pub finished_at: Option<OffsetDateTime>,
+    /// White's and Black's seats.
+    pub seats: [Option<Seat>; 2],
+    /// Every action.
+    pub actions: Vec<ActionRec>,
+    /// The engine's game after the actions.
+    pub engine: Box<dyn AnyGame>,
+}
+
+impl Live {
+    /// The seat of a player.
+    pub fn seat_of(&self, who: &PlayerRef) -> Option<Color> {
+        Color::ALL.into_iter().find(|c| self.seats[c.index()].as_ref().is_some_and(|s| s.is(who)))
+    }
+
+    /// The engine snapshot.
+    pub fn snapshot(&self) -> Snapshot {
+        self.engine.snapshot()
+    }
+
+    /// Whether the clocks run (both sides made their first turn, clocked, being played).
+    pub fn clock_running(&self) -> bool {
+        self.status == Status::Started && self.turns >= 2 && self.clocks.is_some()
+    }
+
+    /// Remaining centiseconds of both sides at `now`.
+    pub fn clocks_at(&self, now: OffsetDateTime) -> Option<[i32; 2]> {
+        let mut c = self.clocks?;
+        if self.clock_running()
+            && let Some(at) = self.turn_at
+        {
+            let side = self.engine.turn().index();
+            c[side] = (i64::from(c[side]) - cs_between(at, now)).max(0) as i32;
+        }
+        Some(c)
+    }
+
+    /// The `clocks` object of the protocol at `now`.
+    pub fn clocks_view(&self, now: OffsetDateTime, cfg: &GameSettings) -> Value {
+        let c = self.clocks_at(now);
+        let first_move = if self.status == Status::Started && self.turns < 2 {
+            let waited = self.turn_at.map_or(0, |at| cs_between(at, now));
+            json!({"color": self.engine.turn().name(), "cs": (cfg.first_move_cs() - waited).max(0)})
+        } else {
+            Value::Null
+        };
+        json!({
+            "white": c.map(|c| c[0]),
+            "black": c.map(|c| c[1]),
+            "running": if self.clock_running() { Value::from(self.engine.turn().name()) } else { Value::Null },
+            "first_move": first_move,
+        })
+    }
+
+    /// When the game ends by itself unless someone acts: a first move due or a clock running out.
+    pub fn deadline(&self, cfg: &GameSettings) -> Option<OffsetDateTime> {
+        if self.status != Status::Started {
+            return None;
+        }
+        let at = self.turn_at?;
+        if self.turns < 2 {
+            return Some(add_cs(at, cfg.first_move_cs()));
+        }
+        let c = self.clocks?;
+        Some(add_cs(at, i64::from(c[self.engine.turn().index()])))
+    }
+
+    fn players_view(&self) -> Value {
+        let seat = |c: Color| match &self.seats[c.index()] {
+            None => Value::Null,
+            Some(s) => json!({
+                "name": s.name,
+                "user": s.user_id.is_some(),
+                "rating": s.rating_before,
+                "provisional": s.provisional,
+                "rating_diff": match (s.rating_before, s.rating_after) {
+                    (Some(b), Some(a)) => Value::from(a - b),
+                    _ => Value::Null,
+                },
+            }),
+        };
+        json!({"white": seat(Color::White), "black": seat(Color::Black)})
+    }
+
+    fn offers_view(&self) -> Value {
+        json!({
+            "draw": color_name(self.offers.draw),
+            "takeback": color_name(self.offers.takeback),
+            "rematch": color_name(self.offers.rematch),
+        })
+    }
+
+    fn status_view(&self) -> Value {
+        json!({"id": self.status.id(), "name": self.status.name()})
+    }
+
+    /// Seed and salt, published once the game is over.
+    pub fn revealed_seed(&self) -> (Option<u64>, Option<String>) {
+        if self.status.is_live() {
+            return (None, None);
+        }
+        (self.seed.filter(|_| self.info.seeded), self.salt.as_deref().map(hex))
+    }
+
+    /// Rating changes of a finished rated game.
+    pub fn ratings_view(&self) -> Value {
+        if !self.rated || self.status.is_live() {
+            return Value::Null;
+        }
+        let one = |c: Color| {
+            self.seats[c.index()].as_ref().and_then(|s| match (s.rating_before, s.rating_after) {
+                (Some(b), Some(a)) => {
+                    Some(json!({"before": b, "after": a, "diff": a - b, "provisional": s.provisional}))
+                }
+                _ => None,
+            })
+        };
+        match (one(Color::White), one(Color::Black)) {
+            (Some(w), Some(b)) => json!({"white": w, "black": b}),
+            _ => Value::Null,
+        }
+    }
+
+    /// The protocol's `full` data for a client in seat `you`.
+    pub fn full_view(&self, you: Option<Color>, now: OffsetDateTime, cfg: &GameSettings) -> Value {
+        let (seed, salt) = self.revealed_seed();
+        json!({
+            "id": self.id.as_str(),
+            "variant": self.info.id,
+            "variant_name": self.info.name,
+            "rated": self.rated,
+            "clock": self.clock.map(|c| json!({"limit": c.limit, "increment": c.increment})),
+            "status": self.status_view(),
+            "winner": color_name(self.winner),
+            "reason": self.reason,
+            "players": self.players_view(),
+            "you": color_name(you),
+            "clocks": self.clocks_view(now, cfg),
+            "offers": self.offers_view(),
+            "ratings": self.ratings_view(),
+            "seed_commitment": self.commitment,
+            "seed": seed,
+            "salt": salt,
+            "rematch": self.rematch_id,
+            "state": serde_json::to_value(self.snapshot()).unwrap_or(Value::Null),
+        })
+    }
+
+    /// The `end` event's data (ratings are filled in by the store for rated games).
+    pub fn end_view(&self, now: OffsetDateTime, cfg: &GameSettings) -> Value {
+        let (seed, salt) = self.revealed_seed();
+        json!({
+            "status": self.status_view(),
+            "winner": color_name(self.winner),
+            "reason": self.reason,
+            "clocks": self.clocks_view(now, cfg),
+            "ratings": self.ratings_view(),
+            "seed": seed,
+            "salt": salt,
+        })
+    }
+
+    fn require_started(&self) -> Result<(), Refusal> {
+        match self.status {
+            Status::Started => Ok(()),
+            Status::Created => Err(refuse("not_started", "the game waits for an opponent")),
+            _ => Err(refuse("game_over", "the game is over")),
+        }
+    }
+
+    /// Ends the game: freezes the clocks and records the result.
+    fn finish(&mut self, status: Status, winner: Option<Color>, reason: &str, now: OffsetDateTime) -> Event {
+        if let Some(c) = self.clocks_at(now) {
+            self.clocks = Some(c);
+        }
+        self.status = status;
+        self.winner = winner;
+        self.reason = Some(reason.to_string());
+        self.turn_at = Some(now);
+        self.finished_at = Some(now);
+        self.offers = Offers::default();
+        Event { t: "end", d: Value::Null }
+    }
+
+    fn finish_step(
+        &mut self,
+        mut step: Step,
+        status: Status,
+        winner: Option<Color>,
+        reason: &str,
+        now: OffsetDateTime,
+        cfg: &GameSettings,
+    ) -> Step {
+        let mut ev = self.finish(status, winner, reason, now);
+        ev.d = self.end_view(now, cfg);
+        step.events.push(ev);
+        step.finished = true;
+        step
+    }
+
+    /// Ends the game when its deadline has passed: no first move (aborted, `no_start`) or a
+    /// flag (a loss, or a draw when the opponent could not have won).
+    pub fn tick(&mut self, now: OffsetDateTime, cfg: &GameSettings) -> Option<Step> {
+        let deadline = self.deadline(cfg)?;
+        if deadline > now {
+            return None;
+        }
+        if self.turns < 2 {
+            return Some(self.finish_step(Step::default(), Status::NoStart, None, "no_start", now, cfg));
+        }
+        let loser = self.engine.turn();
+        let snapshot = self.snapshot();
+        let (winner, reason) = if flag::can_win(&snapshot, (!loser).name()) {
+            (Some(!loser), "flag")
+        } else {
+            (None, "flag_insufficient_material")
+        };
+        // Charge exactly the time that was left: the clock shows zero.
+        let step = self.finish_step(Step::default(), Status::Outoftime, winner, reason, deadline, cfg);
+        self.finished_at = Some(now);
+        Some(step)
+    }
+
+    /// Plays an action of `seat`, expected at `ply` (the number of actions before it).
+    ///
+    /// # Errors
+    /// A refusal with its code; `Duplicate` when this very action is already stored at `ply`.
+    pub fn play(
+        &mut self,
+        seat: Color,
+        text: &str,
+        ply: usize,
+        lag: Option<i32>,
+        now: OffsetDateTime,
+        cfg: &GameSettings,
+    ) -> Result<Step, Refusal> {
+        if ply < self.actions.len() {
+            let stored = &self.actions[ply];
+            if stored.color == seat && (stored.action == text || self.normalized(ply, text) == Some(&stored.action)) {
+                return Err(Refusal::Duplicate);
+            }
+        }
+        self.require_started()?;
+        if self.engine.turn() != seat {
+            return Err(refuse("not_your_turn", format!("it is {}'s turn", self.engine.turn().name())));
+        }
+        if ply != self.actions.len() {
+            return Err(refuse(
+                "stale",
+                format!("the game has {} actions, not {ply}: the state changed", self.actions.len()),
+            ));
+        }
+        let mut engine = self.engine.clone();
+        let played = engine.play(text).map_err(|e| Refusal::Code(e.code(), e.message().to_string()))?;
+        let snapshot = engine.snapshot();
+        let over = snapshot.status != "ongoing";
+        let turn_ended = engine.turn() != seat || over;
+        let mut step = Step { new_action: true, ..Step::default() };
+        if turn_ended {
+            if self.clock_running()
+                && let (Some(mut c), Some(at), Some(tc)) = (self.clocks, self.turn_at, self.clock)
+            {
+                let seat_row = self.seats[seat.index()].as_mut();
+                let quota = seat_row.as_ref().map_or(0, |s| s.lag_quota);
+                let credit = lag_credit(lag, cfg.lag_per_move_cs, quota);
+                let Some(left) = spend(c[seat.index()], cs_between(at, now), credit, tc.increment) else {
+                    return Err(refuse("game_over", "your clock ran out"));
+                };
+                if let Some(s) = seat_row {
+                    s.lag_quota -= credit;
+                }
+                c[seat.index()] = left;
+                self.clocks = Some(c);
+            }
+            self.turns += 1;
+            self.turn_at = Some(now);
+        }
+        self.engine = engine;
+        let seq = self.actions.len() as i32 + 1;
+        let clocks = self.clocks_at(now);
+        self.actions.push(ActionRec { seq, action: played.clone(), color: seat, clocks });
+        step.events.push(Event {
+            t: "move",
+            d: json!({"seq": seq, "action": played, "by": seat.name(), "clocks": self.clocks_view(now, cfg)}),
+        });
+        // An offer of the opponent lapses when this player plays instead of answering it.
+        let before = self.offers;
+        if turn_ended {
+            if self.offers.draw == Some(!seat) {
+                self.offers.draw = None;
+            }
+            self.offers.takeback = None;
+        }
+        if self.offers != before {
+            step.events.push(Event { t: "offers", d: self.offers_view() });
+        }
+        if over {
+            let status = match snapshot.status {
+                "checkmate" => Status::Mate,
+                "stalemate" => Status::Stalemate,
+                "variant_end" => Status::VariantEnd,
+                _ => Status::Draw,
+            };
+            let winner = snapshot.winner.and_then(super::parse_color);
+            let reason = snapshot.reason.unwrap_or(snapshot.status);
+            step = self.finish_step(step, status, winner, reason, now, cfg);
+        }
+        Ok(step)
+    }
+
+    /// The stored form of an action sent at `ply`, when the engine accepts it there.
+    fn normalized(&self, ply: usize, text: &str) -> Option<&String> {
+        let prefix: Vec<String> = self.actions[..ply].iter().map(|a| a.action.clone()).collect();
+        let (mut g, _) = replay(self.info, self.seed, &prefix).ok()?;
+        let n = g.play(text).ok()?;
+        (n == self.actions[ply].action).then_some(&self.actions[ply].action)
+    }
+
+    /// Resigns.
+    ///
+    /// # Errors
+    /// The game is not being played.
+    pub fn resign(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
+        self.require_started()?;
+        Ok(self.finish_step(Step::default(), Status::Resign, Some(!seat), "resign", now, cfg))
+    }
+
+    /// Aborts: allowed while waiting for an opponent and until both sides have made a turn.
+    ///
+    /// # Errors
+    /// Both sides have moved, or the game is over.
+    pub fn abort(&mut self, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
+        if !self.status.is_live() {
+            return Err(refuse("game_over", "the game is over"));
+        }
+        if self.turns >= 2 {
+            return Err(refuse("not_allowed", "both sides have moved: resign instead"));
+        }
+        Ok(self.finish_step(Step::default(), Status::Aborted, None, "abort", now, cfg))
+    }
+
+    /// Offers a draw, or accepts the opponent's offer.
+    ///
+    /// # Errors
+    /// The game is not being played.
+    pub fn draw_yes(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
+        self.require_started()?;
+        match self.offers.draw {
+            Some(c) if c == !seat => Ok(self.finish_step(Step::default(), Status::Draw, None, "agreement", now, cfg)),
+            Some(_) => Ok(Step::default()),
+            None => {
+                self.offers.draw = Some(seat);
+                Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+            }
+        }
+    }
+
+    fn clear_offer(&mut self, pick: fn(&mut Offers) -> &mut Option<Color>, what: &str) -> Result<Step, Refusal> {
+        let slot = pick(&mut self.offers);
+        if slot.is_none() {
+            return Err(refuse("not_allowed", format!("there is no {what} offer to answer")));
+        }
+        *slot = None;
+        Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+    }
+
+    /// Declines the opponent's draw offer or withdraws one's own.
+    ///
+    /// # Errors
+    /// No offer stands.
+    pub fn draw_no(&mut self) -> Result<Step, Refusal> {
+        self.clear_offer(|o| &mut o.draw, "draw")
+    }
+
+    /// Asks for a takeback, or accepts the opponent's request (casual games).
+    ///
+    /// # Errors
+    /// A rated game, no action of the requester to take back, or the game is not being played.
+    pub fn takeback_yes(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
+        self.require_started()?;
+        if self.rated {
+            return Err(refuse("not_allowed", "rated games have no takebacks"));
+        }
+        match self.offers.takeback {
+            Some(c) if c == !seat => self.take_back(!seat, now, cfg),
+            Some(_) => Ok(Step::default()),
+            None => {
+                if !self.actions.iter().any(|a| a.color == seat) {
+                    return Err(refuse("not_allowed", "you have no action to take back"));
+                }
+                self.offers.takeback = Some(seat);
+                Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+            }
+        }
+    }
+
+    /// Declines or withdraws a takeback request.
+    ///
+    /// # Errors
+    /// No request stands.
+    pub fn takeback_no(&mut self) -> Result<Step, Refusal> {
+        self.clear_offer(|o| &mut o.takeback, "takeback")
+    }
+
+    /// Undoes the requester's last turn, and the opponent's turn after it.
+    fn take_back(&mut self, requester: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
+        let mut keep = self.actions.len();
+        loop {
+            let Some(last) = keep.checked_sub(1).map(|i| self.actions[i].color) else {
+                return Err(refuse("not_allowed", "nothing to take back"));
+            };
+            while keep > 0 && self.actions[keep - 1].color == last {
+                keep -= 1;
+            }
+            if last == requester {
+                break;
+            }
+        }
+        let texts: Vec<String> = self.actions[..keep].iter().map(|a| a.action.clone()).collect();
+        let (engine, turns) = replay(self.info, self.seed, &texts)
+            .map_err(|e| refuse("unavailable", format!("the game could not be rebuilt: {e}")))?;
+        if let Some(c) = self.clocks_at(now) {
+            self.clocks = Some(c);
+        }
+        self.actions.truncate(keep);
+        self.engine = engine;
+        self.turns = turns;
+        self.turn_at = Some(now);
+        self.offers.takeback = None;
+        self.offers.draw = None;
+        Ok(Step {
+            events: vec![
+                Event { t: "takeback", d: json!({"plies": keep, "clocks": self.clocks_view(now, cfg)}) },
+                Event { t: "offers", d: self.offers_view() },
+            ],
+            truncated: true,
+            ..Step::default()
+        })
+    }
+
+    /// Offers a rematch, or accepts the opponent's offer (which creates the new game).
+    ///
+    /// # Errors
+    /// The game is not over, or the rematch exists already.
+    pub fn rematch_yes(&mut self, seat: Color) -> Result<Step, Refusal> {
+        if self.status.is_live() {
+            return Err(refuse("not_allowed", "the game is not over"));
+        }
+        if self.rematch_id.is_some() {
+            return Err(refuse("not_allowed", "the rematch exists already"));
+        }
+        match self.offers.rematch {
+            Some(c) if c == !seat => {
+                let (Some(me), Some(them)) = (
+                    self.seats[seat.index()].as_ref().and_then(Seat::player),
+                    self.seats[(!seat).index()].as_ref().and_then(Seat::player),
+                ) else {
+                    return Err(refuse("not_allowed", "the game has no opponent"));
+                };
+                let id = GameId::random().map_err(|e| refuse("unavailable", e.to_string()))?;
+                self.rematch_id = Some(id.to_string());
+                self.offers.rematch = None;
+                let create = CreateGame {
+                    variant: self.info.id.to_string(),
+                    clock: self.clock,
+                    rated: self.rated,
+                    creator: me,
+                    // Colours swapped.
+                    creator_color: !seat,
+                    opponent: Some(them),
+                };
+                Ok(Step {
+                    events: vec![
+                        Event { t: "offers", d: self.offers_view() },
+                        Event { t: "rematch", d: json!({"id": id.as_str()}) },
+                    ],
+                    rematch: Some((id, create)),
+                    ..Step::default()
+                })
+            }
+            Some(_) => Ok(Step::default()),
+            None => {
+                self.offers.rematch = Some(seat);
+                Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+            }
+        }
+    }
+
+    /// Declines or withdraws a rematch offer.
+    ///
+    /// # Errors
+    /// No offer stands.
+    pub fn rematch_no(&mut self) -> Result<Step, Refusal> {
+        self.clear_offer(|o| &mut o.rematch, "rematch")
+    }
+
+    /// Claims victory (or calls a draw) over an opponent away for `away_cs`.
+    ///
+    /// # Errors
+    /// The opponent has not been away long enough, or the game is not being played.
+    pub fn claim(
+        &mut self,
+        seat: Color,
+        victory: bool,
+        away_cs: i64,
+        now: OffsetDateTime,
+        cfg: &GameSettings,
+    ) -> Result<Step, Refusal> {
+        self.require_started()?;
+        if away_cs < cfg.claim_after_cs() {
+            return Err(refuse(
+                "not_allowed",
+                format!(
+                    "the opponent has been away for {} s; claims open at {} s",
+                    away_cs / 100,
+                    cfg.claim_after_secs
+                ),
+            ));
+        }
+        Ok(if victory {
+            self.finish_step(Step::default(), Status::Timeout, Some(seat), "abandoned", now, cfg)
+        } else {
+            self.finish_step(Step::default(), Status::Draw, None, "claim_draw", now, cfg)
+        })
+    }
+
+    /// Takes the free seat of a waiting game and starts it.
+    ///
+    /// # Errors
+    /// The game is not waiting, or the player sits in the other seat.
+    pub fn join(&mut self, seat: Seat, now: OffsetDateTime, cfg: &GameSettings) -> Result<(Color, Step), Refusal> {
+        if self.status != Status::Created {
+            return Err(refuse("not_allowed", "the game is not waiting for an opponent"));
+        }
+        let Some(free) = Color::ALL.into_iter().find(|c| self.seats[c.index()].is_none()) else {
+            return Err(refuse("not_allowed", "both seats are taken"));
+        };
+        if seat.player().is_some_and(|p| self.seat_of(&p).is_some()) {
+            return Err(refuse("not_allowed", "you already play in this game"));
+        }
+        self.seats[free.index()] = Some(seat);
+        self.start(now);
+        let d =
+            json!({"status": self.status_view(), "players": self.players_view(), "clocks": self.clocks_view(now, cfg)});
+        Ok((free, Step { events: vec![Event { t: "start", d }], ..Step::default() }))
+    }
+
+    /// Marks the game started at `now`.
+    pub fn start(&mut self, now: OffsetDateTime) {
+        self.status = Status::Started;
+        self.started_at = Some(now);
+        self.turn_at = Some(now);
+    }
+}
+
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use chessgold_engine::registry::variant;
+
+    use super::*;
+
+    fn cfg() -> GameSettings {
+        GameSettings::default()
+    }
+
+    fn seat(name: &str) -> Seat {
+        Seat {
+            player_id: "abcd".into(),
+            user_id: None,
+            guest_id: Some(name.into()),
+            name: "Anonymous".into(),
+            rating_before: None,
+            rating_after: None,
+            provisional: false,
+            lag_quota: 300,
+            last_seen: None,
+        }
+    }
+
+    fn game(variant_id: &str, clock: Option<TimeControl>) -> Live {
+        let info = variant(variant_id).unwrap();
+        let now = OffsetDateTime::now_utc();
+        let mut live = Live {
+            id: GameId::parse("abcdefgh").unwrap(),
+            info,
+            seed: info.seeded.then_some(7),
+            salt: None,
+            commitment: None,
+            clock,
+            rated: false,
+            status: Status::Created,
+            winner: None,
+            reason: None,
+            version: 1,
+            turns: 0,
+            clocks: clock.map(|c| [c.limit, c.limit]),
+            turn_at: None,
+            offers: Offers::default(),
+            rematch_id: None,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            seats: [Some(seat("w")), None],
+            actions: Vec::new(),
+            engine: info.new_seeded_game(7),
+        };
+        live.join(seat("b"), now, &cfg()).unwrap();
+        live
+    }
+
+    fn at(secs: f64) -> OffsetDateTime {
+        OffsetDateTime::UNIX_EPOCH + time::Duration::seconds_f64(1.0e9 + secs)
+    }
+
+    #[test]
+    fn clocks_start_after_both_first_turns_and_charge_the_mover() {
+        let mut g = game("standard", TimeControl::new(6000, 200));
+        g.turn_at = Some(at(0.0));
+        let c = cfg();
+        g.play(Color::White, "e2e4", 0, None, at(5.0), &c).unwrap();
+        assert!(!g.clock_running());
+        g.play(Color::Black, "e7e5", 1, None, at(9.0), &c).unwrap();
+        assert!(g.clock_running());
+        assert_eq!(g.clocks, Some([6000, 6000]));
+        // White thinks 10 s, claims 0.5 s of lag: charged 9.5 s, plus 2 s increment.
+        g.play(Color::White, "g1f3", 2, Some(50), at(19.0), &c).unwrap();
+        assert_eq!(g.clocks, Some([6000 - 950 + 200, 6000]));
+        assert_eq!(g.seats[0].as_ref().unwrap().lag_quota, c.lag_quota_cs - 50);
+        assert_eq!(g.clocks_at(at(21.0)), Some([5250, 5800]));
+        assert_eq!(g.deadline(&c), Some(at(19.0 + 60.0)));
+    }
+
+    #[test]
+    fn out_of_turn_stale_and_duplicate_actions() {
+        let mut g = game("standard", None);
+        let c = cfg();
+        let now = OffsetDateTime::now_utc();
+        assert_eq!(
+            g.play(Color::Black, "e7e5", 0, None, now, &c).unwrap_err().clone(),
+            Refusal::Code("not_your_turn", "it is white's turn".into())
+        );
+        g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
+        assert_eq!(g.play(Color::White, "e2e4", 0, None, now, &c).unwrap_err(), Refusal::Duplicate);
+        assert!(matches!(g.play(Color::Black, "e7e5", 0, None, now, &c), Err(Refusal::Code("stale", _))));
+        assert!(matches!(g.play(Color::Black, "e7e4", 1, None, now, &c), Err(Refusal::Code("illegal_action", _))));
+        assert!(matches!(g.play(Color::Black, "zz", 1, None, now, &c), Err(Refusal::Code("malformed_action", _))));
+        assert_eq!(g.actions.len(), 1);
+    }
+
+    #[test]
+    fn no_first_move_aborts_and_a_flag_loses() {
+        let c = cfg();
+        let mut g = game("standard", TimeControl::new(1000, 0));
+        g.turn_at = Some(at(0.0));
+        assert!(g.tick(at(29.0), &c).is_none());
+        let step = g.tick(at(31.0), &c).unwrap();
+        assert_eq!(g.status, Status::NoStart);
+        assert_eq!(step.events[0].t, "end");
+
+        let mut g = game("standard", TimeControl::new(1000, 0));
+        g.turn_at = Some(at(0.0));
+        g.play(Color::White, "e2e4", 0, None, at(1.0), &c).unwrap();
+        g.play(Color::Black, "e7e5", 1, None, at(2.0), &c).unwrap();
+        assert!(g.tick(at(11.9), &c).is_none());
+        g.tick(at(12.5), &c).unwrap();
+        assert_eq!((g.status, g.winner, g.reason.as_deref()), (Status::Outoftime, Some(Color::Black), Some("flag")));
+        assert_eq!(g.clocks, Some([0, 1000]));
+    }
+
+    #[test]
+    fn takeback_undoes_the_requesters_turn() {
+        let c = cfg();
+        let now = OffsetDateTime::now_utc();
+        let mut g = game("standard", None);
+        for (i, (side, a)) in
+            [(Color::White, "e2e4"), (Color::Black, "e7e5"), (Color::White, "g1f3")].iter().enumerate()
+        {
+            g.play(*side, a, i, None, now, &c).unwrap();
+        }
+        // Black asks while it is Black's turn: White's g1f3 and Black's e7e5 go.
+        g.takeback_yes(Color::Black, now, &c).unwrap();
+        let step = g.takeback_yes(Color::White, now, &c).unwrap();
+        assert!(step.truncated);
+        assert_eq!(g.engine.actions(), vec!["e2e4".to_string()]);
+        assert_eq!(g.turns, 1);
+    }
+
+    #[test]
+    fn draw_offer_and_acceptance() {
+        let c = cfg();
+        let now = OffsetDateTime::now_utc();
+        let mut g = game("standard", None);
+        g.draw_yes(Color::White, now, &c).unwrap();
+        assert_eq!(g.offers.draw, Some(Color::White));
+        let step = g.draw_yes(Color::Black, now, &c).unwrap();
+        assert!(step.finished);
+        assert_eq!((g.status, g.reason.as_deref()), (Status::Draw, Some("agreement")));
+    }
+}

@@ -1,0 +1,252 @@
+//! Live games: records, the round (one controller task per live game), clocks, ratings, the
+//! socket protocol and the sweeper. The rules come only from the engine.
+
+pub mod clock;
+pub mod flag;
+pub mod http;
+pub mod identity;
+pub mod live;
+pub mod protocol;
+pub mod rating;
+pub mod round;
+pub mod socket;
+pub mod store;
+pub mod sweeper;
+
+use std::fmt;
+
+use chessgold_engine::Color;
+
+pub use live::{CreateGame, PlayerRef};
+pub use store::create_game;
+
+/// Characters of game and player ids.
+const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// `n` random base62 characters.
+///
+/// # Errors
+/// No randomness is available.
+pub fn random_base62(n: usize) -> anyhow::Result<String> {
+    let mut out = String::with_capacity(n);
+    while out.len() < n {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+        // 248 = 4 * 62: rejection keeps the characters uniform.
+        for b in bytes.iter().filter(|b| **b < 248) {
+            if out.len() == n {
+                break;
+            }
+            out.push(char::from(BASE62[usize::from(*b % 62)]));
+        }
+    }
+    Ok(out)
+}
+
+fn is_base62(text: &str, len: usize) -> bool {
+    text.len() == len && text.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A game id: 8 base62 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameId(String);
+
+impl GameId {
+    /// Checks an id as it appears in a path.
+    pub fn parse(text: &str) -> Option<GameId> {
+        is_base62(text, 8).then(|| GameId(text.to_string()))
+    }
+
+    /// A new random id.
+    ///
+    /// # Errors
+    /// No randomness is available.
+    pub fn random() -> anyhow::Result<GameId> {
+        random_base62(8).map(GameId)
+    }
+
+    /// The id text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A game's status, with lichess's stable ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for an opponent.
+    Created = 10,
+    /// Being played.
+    Started = 20,
+    /// Aborted by a player before both had moved.
+    Aborted = 25,
+    /// Checkmate.
+    Mate = 30,
+    /// A player resigned.
+    Resign = 31,
+    /// Stalemate.
+    Stalemate = 32,
+    /// Victory claimed over a disconnected opponent.
+    Timeout = 33,
+    /// A draw (agreed, claimed, or by the rules).
+    Draw = 34,
+    /// A clock ran out.
+    Outoftime = 35,
+    /// A first move did not come in time.
+    NoStart = 37,
+    /// A variant's own ending.
+    VariantEnd = 60,
+}
+
+impl Status {
+    /// Every status.
+    pub const ALL: [Status; 11] = [
+        Status::Created,
+        Status::Started,
+        Status::Aborted,
+        Status::Mate,
+        Status::Resign,
+        Status::Stalemate,
+        Status::Timeout,
+        Status::Draw,
+        Status::Outoftime,
+        Status::NoStart,
+        Status::VariantEnd,
+    ];
+
+    /// The stable id.
+    pub fn id(self) -> i16 {
+        self as i16
+    }
+
+    /// The status of a stored id.
+    pub fn from_id(id: i16) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// The protocol's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Created => "created",
+            Status::Started => "started",
+            Status::Aborted => "aborted",
+            Status::Mate => "mate",
+            Status::Resign => "resign",
+            Status::Stalemate => "stalemate",
+            Status::Timeout => "timeout",
+            Status::Draw => "draw",
+            Status::Outoftime => "outoftime",
+            Status::NoStart => "no_start",
+            Status::VariantEnd => "variant_end",
+        }
+    }
+
+    /// Whether the game is still going on (waiting or being played).
+    pub fn is_live(self) -> bool {
+        matches!(self, Status::Created | Status::Started)
+    }
+
+    /// Whether the game ended with a result that counts (not aborted, not unstarted).
+    pub fn has_result(self) -> bool {
+        !self.is_live() && !matches!(self, Status::Aborted | Status::NoStart)
+    }
+}
+
+/// A time control: limit and increment in centiseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Initial time, centiseconds.
+    pub limit: i32,
+    /// Added after each turn, centiseconds.
+    pub increment: i32,
+}
+
+/// The time controls the site offers, as minutes + seconds.
+pub const TIME_CONTROLS: [(i32, i32); 10] =
+    [(1, 0), (3, 0), (3, 2), (5, 0), (5, 3), (10, 0), (10, 5), (15, 10), (30, 0), (30, 20)];
+
+impl TimeControl {
+    /// A clock of any length (tests and future pools); the site's forms offer [`TIME_CONTROLS`].
+    pub fn new(limit: i32, increment: i32) -> Option<TimeControl> {
+        (limit > 0 && increment >= 0).then_some(TimeControl { limit, increment })
+    }
+
+    /// Parses the form's `3+2`; `unlimited` is `Ok(None)`.
+    ///
+    /// # Errors
+    /// A sentence naming the accepted values.
+    pub fn parse_offer(text: &str) -> Result<Option<TimeControl>, String> {
+        if text == "unlimited" {
+            return Ok(None);
+        }
+        let found = TIME_CONTROLS.iter().find(|(m, s)| format!("{m}+{s}") == text);
+        match found {
+            Some((m, s)) => Ok(Some(TimeControl { limit: m * 6000, increment: s * 100 })),
+            None => Err(format!(
+                "unknown time control '{}' (choose {} or unlimited)",
+                text.chars().take(20).collect::<String>(),
+                TIME_CONTROLS.iter().map(|(m, s)| format!("{m}+{s}")).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// `3+2`, or `0:30+1` style for limits that are not whole minutes.
+    pub fn show(&self) -> String {
+        let inc = self.increment / 100;
+        if self.limit % 6000 == 0 {
+            format!("{}+{inc}", self.limit / 6000)
+        } else {
+            format!("{}s+{inc}", self.limit / 100)
+        }
+    }
+}
+
+/// `white` / `black` to a colour.
+pub fn parse_color(text: &str) -> Option<Color> {
+    match text {
+        "white" => Some(Color::White),
+        "black" => Some(Color::Black),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_base62_of_the_right_length() {
+        let id = GameId::random().unwrap();
+        assert_eq!(id.as_str().len(), 8);
+        assert!(GameId::parse(id.as_str()).is_some());
+        assert!(GameId::parse("abc").is_none());
+        assert!(GameId::parse("abcd-fgh").is_none());
+        assert_ne!(random_base62(12).unwrap(), random_base62(12).unwrap());
+    }
+
+    #[test]
+    fn statuses_keep_lichess_ids() {
+        assert_eq!(Status::Started.id(), 20);
+        assert_eq!(Status::NoStart.id(), 37);
+        assert_eq!(Status::VariantEnd.id(), 60);
+        for s in Status::ALL {
+            assert_eq!(Status::from_id(s.id()), Some(s));
+        }
+        assert!(Status::Mate.has_result() && !Status::Aborted.has_result() && !Status::Started.has_result());
+    }
+
+    #[test]
+    fn offered_time_controls_parse() {
+        assert_eq!(TimeControl::parse_offer("3+2").unwrap(), Some(TimeControl { limit: 18000, increment: 200 }));
+        assert_eq!(TimeControl::parse_offer("30+20").unwrap(), Some(TimeControl { limit: 180_000, increment: 2000 }));
+        assert_eq!(TimeControl::parse_offer("unlimited").unwrap(), None);
+        assert!(TimeControl::parse_offer("2+1").is_err());
+        assert_eq!(TimeControl { limit: 18000, increment: 200 }.show(), "3+2");
+    }
+}

@@ -1,0 +1,176 @@
+//! `GET /socket/game/{id}?v=N`: the WebSocket of a game page. Each connection parses its frames
+//! strictly, answers pings, limits its rate and chat flood, and passes everything else to the
+//! game's round (`docs/api.md`, WebSocket).
+
+use std::collections::VecDeque;
+use std::num::NonZeroU32;
+use std::time::{Duration, Instant};
+
+use actix_session::Session;
+use actix_web::{HttpRequest, HttpResponse, web};
+use actix_ws::{CloseCode, CloseReason, Message};
+use governor::{Quota, RateLimiter};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use super::GameId;
+use super::identity::Identity;
+use super::protocol::{self, ClientMsg};
+use super::round::{Cmd, JoinError, JoinRequest};
+use crate::error::PageError;
+use crate::middleware::origin_allowed_headers;
+use crate::startup::AppState;
+
+/// Messages queued for one socket before it counts as too slow and is dropped.
+const SOCKET_QUEUE: usize = 512;
+
+/// The query of the socket URL.
+#[derive(Debug, Deserialize)]
+pub struct SocketQuery {
+    /// The room version the client has.
+    #[serde(default)]
+    v: Option<i32>,
+}
+
+/// Opens a game socket.
+///
+/// # Errors
+/// 404 for a malformed id, 403 for another site's page, 400 for a request that is not a
+/// WebSocket upgrade.
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+pub async fn open(
+    req: HttpRequest,
+    body: web::Payload,
+    path: web::Path<String>,
+    query: web::Query<SocketQuery>,
+    state: web::Data<AppState>,
+    session: Session,
+) -> Result<HttpResponse, actix_web::Error> {
+    let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
+    if !origin_allowed_headers(&req, &state.public_origins) {
+        return Err(PageError::CrossOrigin.into());
+    }
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let (response, ws, stream) = actix_ws::handle(&req, body)?;
+    let stream = stream.max_frame_size(state.game.max_frame_bytes);
+    actix_web::rt::spawn(serve(state.into_inner(), id, identity, query.v, ws, stream));
+    Ok(response)
+}
+
+async fn serve(
+    state: std::sync::Arc<AppState>,
+    id: GameId,
+    identity: Identity,
+    since: Option<i32>,
+    mut ws: actix_ws::Session,
+    mut stream: actix_ws::MessageStream,
+) {
+    let cfg = state.game.clone();
+    let conn = state.rounds.next_id();
+    let (tx, mut rx) = mpsc::channel::<String>(SOCKET_QUEUE);
+    let request = JoinRequest {
+        who: identity.candidates(),
+        name: identity.user.as_ref().map_or_else(|| "Anonymous".to_string(), |u| u.name.clone()),
+        user_id: identity.user.as_ref().map(|u| u.id),
+        since,
+        tx,
+    };
+    let (round, _seat) = match state.rounds.join(&id, conn, request).await {
+        Ok(joined) => joined,
+        Err(e) => {
+            let (code, text) = match e {
+                JoinError::NotFound => ("not_found", "there is no such game"),
+                JoinError::Gone => ("unavailable", "the game is not available; reconnect"),
+            };
+            let _ = ws.text(protocol::error(code, text, None)).await;
+            let _ = ws.close(Some(CloseReason { code: CloseCode::Normal, description: None })).await;
+            return;
+        }
+    };
+    let per_second = NonZeroU32::new(cfg.messages_per_second).unwrap_or(NonZeroU32::MIN);
+    let burst = NonZeroU32::new(cfg.messages_burst).unwrap_or(per_second);
+    let limiter = RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst));
+    let mut chat_times: VecDeque<Instant> = VecDeque::new();
+    let chat_window = Duration::from_secs(cfg.chat_window_secs);
+    let idle = Duration::from_secs(cfg.socket_idle_secs);
+    let mut last_heard = Instant::now();
+    let mut check = tokio::time::interval(Duration::from_secs(1));
+    let mut close: Option<CloseReason> = None;
+    loop {
+        tokio::select! {
+            out = rx.recv() => match out {
+                Some(text) => if ws.text(text).await.is_err() { break },
+                // The round dropped this connection (too slow) or stopped.
+                None => { close = Some(CloseReason { code: CloseCode::Again, description: None }); break }
+            },
+            frame = stream.recv() => match frame {
+                None => break,
+                Some(Err(e)) => {
+                    let overflow = matches!(e, actix_ws::ProtocolError::Overflow);
+                    let (code, why) = if overflow { ("too_large", CloseCode::Size) } else { ("malformed", CloseCode::Protocol) };
+                    let _ = ws.text(protocol::error(code, &e.to_string(), None)).await;
+                    close = Some(CloseReason { code: why, description: None });
+                    break;
+                }
+                Some(Ok(Message::Text(text))) => {
+                    last_heard = Instant::now();
+                    if limiter.check().is_err() {
+                        if ws.text(protocol::error("rate_limited", "too many messages; slow down", None)).await.is_err() { break }
+                        continue;
+                    }
+                    if text.len() > cfg.max_message_bytes {
+                        let m = format!("a message has at most {} bytes", cfg.max_message_bytes);
+                        if ws.text(protocol::error("too_large", &m, None)).await.is_err() { break }
+                        continue;
+                    }
+                    let msg = match protocol::parse(&text) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            if ws.text(protocol::error(e.code, &e.message, e.ack)).await.is_err() { break }
+                            continue;
+                        }
+                    };
+                    if let ClientMsg::Chat { ack, .. } = &msg {
+                        while chat_times.front().is_some_and(|t| t.elapsed() >= chat_window) {
+                            chat_times.pop_front();
+                        }
+                        if chat_times.len() >= cfg.chat_lines_per_window {
+                            let m = format!("at most {} lines per {} s", cfg.chat_lines_per_window, cfg.chat_window_secs);
+                            if ws.text(protocol::error("chat_flood", &m, *ack)).await.is_err() { break }
+                            continue;
+                        }
+                        chat_times.push_back(Instant::now());
+                    }
+                    let cmd = if msg == ClientMsg::Ping {
+                        if ws.text(protocol::msg("pong", serde_json::Value::Null)).await.is_err() { break }
+                        Cmd::Alive { conn }
+                    } else {
+                        Cmd::Client { conn, msg }
+                    };
+                    if round.send(cmd).await.is_err() {
+                        close = Some(CloseReason { code: CloseCode::Again, description: None });
+                        break;
+                    }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    last_heard = Instant::now();
+                    if ws.text(protocol::error("malformed", "send text frames", None)).await.is_err() { break }
+                }
+                Some(Ok(Message::Ping(bytes))) => {
+                    last_heard = Instant::now();
+                    if ws.pong(&bytes).await.is_err() { break }
+                }
+                Some(Ok(Message::Close(_))) => break,
+                Some(Ok(_)) => {}
+            },
+            _ = check.tick() => {
+                if last_heard.elapsed() >= idle {
+                    close = Some(CloseReason { code: CloseCode::Away, description: Some("idle".into()) });
+                    break;
+                }
+            }
+        }
+    }
+    let _ = round.send(Cmd::Leave { conn }).await;
+    let _ = ws.close(close).await;
+}

@@ -1,0 +1,393 @@
+//! Making games durable: creating them, loading them (replaying their actions through the
+//! engine), and committing a [`Step`] in one transaction guarded by the game's version.
+
+use anyhow::Context;
+use chessgold_engine::Color;
+use chessgold_engine::registry::variant;
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use time::OffsetDateTime;
+
+use super::live::{ActionRec, CreateGame, Event, Live, Offers, PlayerRef, Seat, Step, hex, replay};
+use super::rating::{self, Perf};
+use super::{GameId, Status, TimeControl, parse_color, random_base62};
+use crate::db;
+use crate::db::games::{ActionRow, GameRow, PlayerRow};
+use crate::settings::GameSettings;
+
+/// Why a commit did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// Someone else changed the game first (another tab, another instance, the sweeper).
+    #[error("the game changed meanwhile")]
+    Conflict,
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// Why a game could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// A bad request, with a sentence.
+    #[error("{0}")]
+    Invalid(String),
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+fn color_text(c: Option<Color>) -> Option<String> {
+    c.map(|c| c.name().to_string())
+}
+
+/// A new seat for a player, with the rating shown before a rated game.
+async fn new_seat(
+    pool: &PgPool,
+    who: &PlayerRef,
+    variant_id: &str,
+    rated: bool,
+    cfg: &GameSettings,
+) -> anyhow::Result<Seat> {
+    let (user_id, guest_id, name) = match who {
+        PlayerRef::User(id) => {
+            let user = db::users::find_by_id(pool, *id).await?.ok_or_else(|| anyhow::anyhow!("no such user"))?;
+            (Some(*id), None, user.username)
+        }
+        PlayerRef::Guest(g) => (None, Some(g.clone()), "Anonymous".to_string()),
+    };
+    let perf = match (rated, user_id) {
+        (true, Some(id)) => Some(db::ratings::perf(pool, id, variant_id).await?),
+        _ => None,
+    };
+    Ok(Seat {
+        player_id: random_base62(4)?,
+        user_id,
+        guest_id,
+        name,
+        rating_before: perf.map(|p| p.rating),
+        rating_after: None,
+        provisional: perf.is_some_and(Perf::provisional),
+        lag_quota: cfg.lag_quota_cs,
+        last_seen: None,
+    })
+}
+
+fn seat_row(color: Color, s: &Seat) -> PlayerRow {
+    PlayerRow {
+        color: color.name().to_string(),
+        player_id: s.player_id.clone(),
+        user_id: s.user_id,
+        username: None,
+        guest_id: s.guest_id.clone(),
+        rating_before: s.rating_before,
+        rating_after: s.rating_after,
+        provisional: s.provisional,
+        lag_quota: s.lag_quota,
+        last_seen: s.last_seen,
+    }
+}
+
+/// Checks a creation request and builds its rows (not yet stored).
+async fn prepare(
+    pool: &PgPool,
+    id: GameId,
+    req: &CreateGame,
+    now: OffsetDateTime,
+    cfg: &GameSettings,
+) -> Result<(GameRow, Vec<PlayerRow>), CreateError> {
+    let info =
+        variant(&req.variant).ok_or_else(|| CreateError::Invalid(format!("unknown variant '{}'", req.variant)))?;
+    if req.rated {
+        if req.clock.is_none() {
+            return Err(CreateError::Invalid("rated games need a time control".into()));
+        }
+        let users = matches!(req.creator, PlayerRef::User(_))
+            && req.opponent.as_ref().is_none_or(|o| matches!(o, PlayerRef::User(_)));
+        if !users {
+            return Err(CreateError::Invalid("only registered players play rated games".into()));
+        }
+    }
+    if req.opponent.as_ref() == Some(&req.creator) {
+        return Err(CreateError::Invalid("a player cannot play against themselves".into()));
+    }
+    let (seed, salt, commitment) = if info.seeded {
+        let mut bytes = [0u8; 40];
+        getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+        // Below 2^53, so JavaScript numbers hold it exactly.
+        let mut seed_bytes = [0u8; 8];
+        seed_bytes.copy_from_slice(&bytes[..8]);
+        let seed = u64::from_be_bytes(seed_bytes) >> 11;
+        let salt = bytes[8..].to_vec();
+        let mut h = Sha256::new();
+        h.update(seed.to_be_bytes());
+        h.update(&salt);
+        (Some(seed as i64), Some(salt), Some(hex(&h.finalize())))
+    } else {
+        (None, None, None)
+    };
+    let started = req.opponent.is_some();
+    let game = GameRow {
+        id: id.to_string(),
+        variant: info.id.to_string(),
+        seed,
+        salt,
+        commitment,
+        clock_limit: req.clock.map(|c| c.limit),
+        clock_increment: req.clock.map(|c| c.increment),
+        rated: req.rated,
+        status: if started { Status::Started.id() } else { Status::Created.id() },
+        winner: None,
+        reason: None,
+        version: 1,
+        plies: 0,
+        turns: 0,
+        white_clock: req.clock.map(|c| c.limit),
+        black_clock: req.clock.map(|c| c.limit),
+        turn_at: started.then_some(now),
+        draw_offer: None,
+        takeback_offer: None,
+        rematch_offer: None,
+        rematch_id: None,
+        created_at: now,
+        started_at: started.then_some(now),
+        finished_at: None,
+    };
+    let mut players = vec![seat_row(req.creator_color, &new_seat(pool, &req.creator, info.id, req.rated, cfg).await?)];
+    if let Some(o) = &req.opponent {
+        players.push(seat_row(!req.creator_color, &new_seat(pool, o, info.id, req.rated, cfg).await?));
+    }
+    Ok((game, players))
+}
+
+async fn insert(db: &mut sqlx::PgConnection, game: &GameRow, players: &[PlayerRow]) -> anyhow::Result<()> {
+    db::games::insert_game(db, game).await?;
+    for p in players {
+        db::games::upsert_player(db, &game.id, p).await?;
+    }
+    Ok(())
+}
+
+/// Creates a game: waiting for an opponent (status 10), or started at once when the opponent is
+/// known (status 20). Used by the "play with a friend" form, rematches, and the lobby (issue 6).
+///
+/// # Errors
+/// [`CreateError::Invalid`] for an unknown variant, a rated game without a clock or with a
+/// guest, a player against themselves; infrastructure failures.
+pub async fn create_game(pool: &PgPool, req: CreateGame, cfg: &GameSettings) -> Result<GameId, CreateError> {
+    let id = GameId::random()?;
+    let (game, players) = prepare(pool, id.clone(), &req, OffsetDateTime::now_utc(), cfg).await?;
+    let mut tx = pool.begin().await.context("starting a transaction")?;
+    insert(&mut tx, &game, &players).await?;
+    tx.commit().await.context("committing a new game")?;
+    tracing::info!(game.id = %id, game.variant = %game.variant, rated = game.rated, "game created");
+    Ok(id)
+}
+
+/// Loads a game and replays its actions through the engine.
+///
+/// # Errors
+/// Database failures or a corrupt record.
+pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
+    let Some(g) = db::games::find(pool, id.as_str()).await? else {
+        return Ok(None);
+    };
+    let players = db::games::players(pool, id.as_str()).await?;
+    let actions = db::games::actions(pool, id.as_str()).await?;
+    let info = variant(&g.variant).ok_or_else(|| anyhow::anyhow!("game {id} has unknown variant {}", g.variant))?;
+    let seed = g.seed.map(|s| s as u64);
+    let texts: Vec<String> = actions.iter().map(|a| a.action.clone()).collect();
+    let (engine, _) = replay(info, seed, &texts).with_context(|| format!("replaying game {id}"))?;
+    let mut seats: [Option<Seat>; 2] = [None, None];
+    for p in players {
+        let Some(c) = parse_color(&p.color) else { continue };
+        seats[c.index()] = Some(Seat {
+            player_id: p.player_id,
+            user_id: p.user_id,
+            guest_id: p.guest_id,
+            name: p.username.unwrap_or_else(|| "Anonymous".to_string()),
+            rating_before: p.rating_before,
+            rating_after: p.rating_after,
+            provisional: p.provisional,
+            lag_quota: p.lag_quota,
+            last_seen: p.last_seen,
+        });
+    }
+    let clocks = match (g.white_clock, g.black_clock) {
+        (Some(w), Some(b)) => Some([w, b]),
+        _ => None,
+    };
+    Ok(Some(Live {
+        id: id.clone(),
+        info,
+        seed,
+        salt: g.salt,
+        commitment: g.commitment,
+        clock: match (g.clock_limit, g.clock_increment) {
+            (Some(l), Some(i)) => TimeControl::new(l, i),
+            _ => None,
+        },
+        rated: g.rated,
+        status: Status::from_id(g.status).ok_or_else(|| anyhow::anyhow!("game {id} has status {}", g.status))?,
+        winner: g.winner.as_deref().and_then(parse_color),
+        reason: g.reason,
+        version: g.version,
+        turns: g.turns,
+        clocks,
+        turn_at: g.turn_at,
+        offers: Offers {
+            draw: g.draw_offer.as_deref().and_then(parse_color),
+            takeback: g.takeback_offer.as_deref().and_then(parse_color),
+            rematch: g.rematch_offer.as_deref().and_then(parse_color),
+        },
+        rematch_id: g.rematch_id,
+        created_at: g.created_at,
+        started_at: g.started_at,
+        finished_at: g.finished_at,
+        seats,
+        actions: actions
+            .into_iter()
+            .map(|a| ActionRec {
+                seq: a.seq,
+                action: a.action,
+                color: parse_color(&a.color).unwrap_or(Color::White),
+                clocks: match (a.white_clock, a.black_clock) {
+                    (Some(w), Some(b)) => Some([w, b]),
+                    _ => None,
+                },
+            })
+            .collect(),
+        engine,
+    }))
+}
+
+fn game_row(live: &Live) -> GameRow {
+    GameRow {
+        id: live.id.to_string(),
+        variant: live.info.id.to_string(),
+        seed: live.seed.map(|s| s as i64),
+        salt: live.salt.clone(),
+        commitment: live.commitment.clone(),
+        clock_limit: live.clock.map(|c| c.limit),
+        clock_increment: live.clock.map(|c| c.increment),
+        rated: live.rated,
+        status: live.status.id(),
+        winner: color_text(live.winner),
+        reason: live.reason.clone(),
+        version: live.version,
+        plies: live.actions.len() as i32,
+        turns: live.turns,
+        white_clock: live.clocks.map(|c| c[0]),
+        black_clock: live.clocks.map(|c| c[1]),
+        turn_at: live.turn_at,
+        draw_offer: color_text(live.offers.draw),
+        takeback_offer: color_text(live.offers.takeback),
+        rematch_offer: color_text(live.offers.rematch),
+        rematch_id: live.rematch_id.clone(),
+        created_at: live.created_at,
+        started_at: live.started_at,
+        finished_at: live.finished_at,
+    }
+}
+
+/// Commits a step of `live` (already applied to it in memory, with `live.version` still the
+/// version it was loaded at): the game row under the version check, the new action (unique per
+/// `seq`), the seats, the ratings of a finished rated game, the room events. On success
+/// `live.version` is the new version and the returned events carry their versions (a rated
+/// game's `end` event has the rating changes filled in).
+///
+/// # Errors
+/// [`CommitError::Conflict`] when the game changed meanwhile (nothing was written);
+/// infrastructure failures.
+pub async fn commit(
+    pool: &PgPool,
+    live: &mut Live,
+    step: &mut Step,
+    cfg: &GameSettings,
+) -> Result<Vec<(i32, Event)>, CommitError> {
+    let old = live.version;
+    let new = old + step.events.len() as i32;
+    let mut tx = pool.begin().await.context("starting a transaction")?;
+    if step.finished && live.rated && live.status.has_result() {
+        rate(&mut tx, live, step, cfg).await?;
+    }
+    let mut row = game_row(live);
+    row.version = new;
+    if !db::games::update_game(&mut tx, &row, old).await? {
+        return Err(CommitError::Conflict);
+    }
+    if step.truncated {
+        db::games::delete_actions_after(&mut tx, live.id.as_str(), live.actions.len() as i32).await?;
+    }
+    if step.new_action
+        && let Some(a) = live.actions.last()
+    {
+        let r = ActionRow {
+            seq: a.seq,
+            action: a.action.clone(),
+            color: a.color.name().to_string(),
+            white_clock: a.clocks.map(|c| c[0]),
+            black_clock: a.clocks.map(|c| c[1]),
+        };
+        match db::games::insert_action(&mut tx, live.id.as_str(), &r).await {
+            Ok(()) => {}
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(CommitError::Conflict),
+            Err(e) => return Err(CommitError::Other(anyhow::Error::new(e).context("storing an action"))),
+        }
+    }
+    for c in Color::ALL {
+        if let Some(s) = &live.seats[c.index()] {
+            db::games::upsert_player(&mut tx, live.id.as_str(), &seat_row(c, s)).await?;
+        }
+    }
+    if let Some((id, req)) = &step.rematch {
+        let (game, players) = prepare(pool, id.clone(), req, OffsetDateTime::now_utc(), cfg)
+            .await
+            .map_err(|e| CommitError::Other(anyhow::anyhow!("preparing the rematch: {e}")))?;
+        insert(&mut tx, &game, &players).await?;
+    }
+    let mut out = Vec::with_capacity(step.events.len());
+    for (i, ev) in step.events.iter().enumerate() {
+        let v = old + 1 + i as i32;
+        db::games::insert_event(&mut tx, live.id.as_str(), v, ev.t, &ev.d).await?;
+        out.push((v, ev.clone()));
+    }
+    tx.commit().await.context("committing a game step")?;
+    live.version = new;
+    Ok(out)
+}
+
+/// Computes and stores the rating changes of a finished rated game, in the result's transaction.
+async fn rate(
+    tx: &mut sqlx::PgConnection,
+    live: &mut Live,
+    step: &mut Step,
+    cfg: &GameSettings,
+) -> Result<(), CommitError> {
+    let (Some(w), Some(b)) =
+        (live.seats[0].as_ref().and_then(|s| s.user_id), live.seats[1].as_ref().and_then(|s| s.user_id))
+    else {
+        return Ok(());
+    };
+    let (pw, pb) = db::ratings::lock_pair(tx, w, b, live.info.id).await?;
+    let score_white = match live.winner {
+        Some(Color::White) => 1.0,
+        Some(Color::Black) => 0.0,
+        None => 0.5,
+    };
+    let (nw, nb) = rating::update(pw, pb, score_white);
+    db::ratings::record_game(tx, w, live.info.id, nw).await?;
+    db::ratings::record_game(tx, b, live.info.id, nb).await?;
+    for (c, before, after) in [(Color::White, pw, nw), (Color::Black, pb, nb)] {
+        if let Some(s) = live.seats[c.index()].as_mut() {
+            s.rating_before = Some(before.rating);
+            s.rating_after = Some(after);
+            s.provisional = before.provisional();
+        }
+    }
+    let now = live.finished_at.unwrap_or_else(OffsetDateTime::now_utc);
+    if let Some(ev) = step.events.iter_mut().find(|e| e.t == "end") {
+        ev.d = live.end_view(now, cfg);
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! Background work of live games on every instance: the heartbeat that tells downtime, and the
+//! sweeper that ends games whose first move is overdue or whose clock ran out, even when nobody
+//! is connected. Several instances may sweep the same game: the version check of the commit lets
+//! only one end it.
+
+use std::time::Duration;
+
+use time::OffsetDateTime;
+
+use super::GameId;
+use super::round::{RoundCtx, commit_and_announce};
+use super::store::{self, CommitError};
+use crate::db;
+
+/// Gives the downtime since the last heartbeat back to running games (at start-up).
+///
+/// # Errors
+/// Database failures.
+pub async fn forgive_downtime(ctx: &RoundCtx) -> anyhow::Result<()> {
+    let threshold = (ctx.cfg.heartbeat_interval_ms * 3).max(2000) as i64;
+    let given = db::games::forgive_downtime(&ctx.pool, threshold).await?;
+    if given > 0 {
+        tracing::info!(downtime_ms = given, "downtime given back to running games");
+    }
+    Ok(())
+}
+
+/// Records that this instance is alive, forever.
+pub async fn heartbeat(ctx: RoundCtx) {
+    let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.heartbeat_interval_ms.max(100)));
+    loop {
+        tick.tick().await;
+        if let Err(e) = db::games::heartbeat(&ctx.pool).await {
+            tracing::warn!(error = format!("{e:#}"), "heartbeat failed");
+        }
+    }
+}
+
+/// Ends due games, forever.
+pub async fn sweep_forever(ctx: RoundCtx) {
+    let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.sweeper_interval_ms.max(100)));
+    loop {
+        tick.tick().await;
+        if let Err(e) = sweep_once(&ctx).await {
+            tracing::warn!(error = format!("{e:#}"), "sweep failed");
+        }
+    }
+}
+
+/// One pass: ends every game that is due. Returns how many this instance ended.
+///
+/// # Errors
+/// Database failures while listing.
+pub async fn sweep_once(ctx: &RoundCtx) -> anyhow::Result<usize> {
+    let ids = db::games::due_games(&ctx.pool, ctx.cfg.first_move_cs()).await?;
+    let mut ended = 0;
+    for id in ids {
+        let Some(id) = GameId::parse(&id) else { continue };
+        let Some(mut live) = store::load(&ctx.pool, &id).await? else { continue };
+        let Some(mut step) = live.tick(OffsetDateTime::now_utc(), &ctx.cfg) else { continue };
+        match commit_and_announce(ctx, &mut live, &mut step).await {
+            Ok(()) => {
+                ended += 1;
+                tracing::info!(game.id = %id, status = live.status.name(), "sweeper ended a game");
+            }
+            // A round or another sweeper got there first.
+            Err(CommitError::Conflict) => {}
+            Err(CommitError::Other(e)) => {
+                tracing::warn!(game.id = %id, error = format!("{e:#}"), "sweeper commit failed")
+            }
+        }
+    }
+    Ok(ended)
+}

@@ -38,7 +38,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 1,
         name: "Beginner",
-        rating: 400,
+        rating: 500,
         max_depth: 1,
         nodes: Some(550),
         noise_cp: 250,
@@ -49,7 +49,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 2,
         name: "Novice",
-        rating: 700,
+        rating: 800,
         max_depth: 2,
         nodes: Some(1_600),
         noise_cp: 150,
@@ -60,7 +60,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 3,
         name: "Casual",
-        rating: 950,
+        rating: 1150,
         max_depth: 3,
         nodes: Some(5_000),
         noise_cp: 80,
@@ -71,7 +71,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 4,
         name: "Club player",
-        rating: 1150,
+        rating: 1400,
         max_depth: 4,
         nodes: Some(15_000),
         noise_cp: 45,
@@ -82,7 +82,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 5,
         name: "Strong club player",
-        rating: 1350,
+        rating: 1650,
         max_depth: 6,
         nodes: Some(45_000),
         noise_cp: 30,
@@ -93,7 +93,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 6,
         name: "Expert",
-        rating: 1550,
+        rating: 1800,
         max_depth: 8,
         nodes: Some(135_000),
         noise_cp: 10,
@@ -104,7 +104,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 7,
         name: "Candidate master",
-        rating: 1750,
+        rating: 1900,
         max_depth: 12,
         nodes: Some(400_000),
         noise_cp: 0,
@@ -115,7 +115,7 @@ pub const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         level: 8,
         name: "Master",
-        rating: 1900,
+        rating: 2000,
         max_depth: 40,
         nodes: None,
         noise_cp: 0,

@@ -3,13 +3,11 @@
 //! game's round (`docs/api.md`, WebSocket).
 
 use std::collections::VecDeque;
-use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
 use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{CloseCode, CloseReason, Message};
-use governor::{Quota, RateLimiter};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -87,9 +85,7 @@ async fn serve(
             return;
         }
     };
-    let per_second = NonZeroU32::new(cfg.messages_per_second).unwrap_or(NonZeroU32::MIN);
-    let burst = NonZeroU32::new(cfg.messages_burst).unwrap_or(per_second);
-    let limiter = RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst));
+    let mut limiter = Bucket::new(cfg.messages_per_second, cfg.messages_burst);
     let mut chat_times: VecDeque<Instant> = VecDeque::new();
     let chat_window = Duration::from_secs(cfg.chat_window_secs);
     let idle = Duration::from_secs(cfg.socket_idle_secs);
@@ -114,7 +110,7 @@ async fn serve(
                 }
                 Some(Ok(Message::Text(text))) => {
                     last_heard = Instant::now();
-                    if limiter.check().is_err() {
+                    if !limiter.take() {
                         if ws.text(protocol::error("rate_limited", "too many messages; slow down", None)).await.is_err() { break }
                         continue;
                     }
@@ -173,4 +169,45 @@ async fn serve(
     }
     let _ = round.send(Cmd::Leave { conn }).await;
     let _ = ws.close(close).await;
+}
+
+/// A token bucket on the monotonic clock: `burst` tokens, refilled at `per_second`.
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    burst: f64,
+    per_second: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn new(per_second: u32, burst: u32) -> Bucket {
+        let burst = f64::from(burst.max(1));
+        Bucket { tokens: burst, burst, per_second: f64::from(per_second.max(1)), at: Instant::now() }
+    }
+
+    /// Takes a token when one is there.
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.per_second).min(self.burst);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bucket;
+
+    #[test]
+    fn a_burst_then_nothing_until_refilled() {
+        let mut b = Bucket::new(1, 3);
+        assert!(b.take() && b.take() && b.take());
+        assert!(!b.take());
+    }
 }

@@ -6,4 +6,5 @@ mod helpers;
 mod local_play;
 mod pages;
 mod redis;
+mod round;
 mod security;

@@ -1,0 +1,144 @@
+//! Whole games between two guests over sockets: mate, resignation, agreed draw, abort, takeback,
+//! rematch.
+#![expect(clippy::unwrap_used, reason = "tests")]
+
+use serde_json::Value;
+
+use super::{play_line, stored_result, two_guests};
+use crate::helpers::spawn_app;
+
+const FOOLS_MATE: [&str; 4] = ["f2f3", "e7e5", "g2g4", "d8h4"];
+
+/// A Chess Gold game to checkmate: the black king walks into the corner, White buys a bishop and
+/// a knight.
+pub const GOLD_MATE: [&str; 19] = [
+    "e1d2", "e8d7", "d2c2", "d7c6", "c2c1", "c6b5", "c1c2", "b5a4", "c2c1", "a4a3", "c1c2", "a3a2", "c2c1", "a2a1",
+    "c1c2", "P@h7", "B@b1", "P@g7", "N@b3",
+];
+
+#[tokio::test]
+async fn fools_mate_between_two_guests() {
+    let app = spawn_app().await;
+    let (id, w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+0").await;
+    play_line(&mut ws, &mut bs, 0, &FOOLS_MATE).await;
+    for s in [&mut ws, &mut bs] {
+        let end = s.until("end").await;
+        assert_eq!(end["d"]["status"]["id"], 30);
+        assert_eq!(end["d"]["status"]["name"], "mate");
+        assert_eq!(end["d"]["winner"], "black");
+        assert_eq!(end["d"]["reason"], "checkmate");
+        assert_eq!(end["d"]["ratings"], Value::Null);
+    }
+    assert_eq!(stored_result(&app.db_pool, &id).await, (30, Some("black".into()), Some("checkmate".into())));
+    // The record replays exactly.
+    let rec: Value = w.http.get(format!("{}/api/game/{id}", app.address)).send().await.unwrap().json().await.unwrap();
+    let actions: Vec<&str> = rec["actions"].as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, FOOLS_MATE);
+    assert_eq!(rec["actions"][0]["clocks"]["white"], 30000, "no clock runs before both first moves");
+    let game = chessgold_engine::variant("standard").unwrap();
+    let mut g = game.new_game();
+    for a in &actions {
+        g.play(a).unwrap();
+    }
+    assert_eq!(g.snapshot().status, "checkmate");
+    // After the end, actions are refused.
+    let ans = ws.act("e1e2", 4).await;
+    assert_eq!(ans["d"]["code"], "game_over");
+    let page = w.html(&format!("/{id}")).await;
+    assert!(page.contains("Checkmate: Black wins"), "{page}");
+    assert!(page.contains(r#"data-mode="live""#) && page.contains(&format!(r#"data-socket="/socket/game/{id}""#)));
+}
+
+#[tokio::test]
+async fn a_chess_gold_game_to_checkmate() {
+    let app = spawn_app().await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "gold", "unlimited").await;
+    play_line(&mut ws, &mut bs, 0, &GOLD_MATE).await;
+    let end = bs.until("end").await;
+    assert_eq!((end["d"]["status"]["id"].as_i64(), end["d"]["winner"].as_str()), (Some(30), Some("white")));
+    let last = ws.seen.iter().rev().find(|m| m["t"] == "move").unwrap().clone();
+    assert_eq!(last["d"]["state"]["status"], "checkmate");
+    assert_eq!(last["d"]["state"]["legal"], serde_json::json!([]));
+    assert_eq!(stored_result(&app.db_pool, &id).await.0, 30);
+}
+
+#[tokio::test]
+async fn resignation_and_what_comes_after() {
+    let app = spawn_app().await;
+    let (id, _w, b, mut ws, mut bs) = two_guests(&app.address, "standard", "3+2").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4", "e7e5"]).await;
+    assert_eq!(bs.command("resign").await["t"], "ack");
+    let end = ws.until("end").await;
+    assert_eq!(end["d"]["status"]["id"], 31);
+    assert_eq!(end["d"]["winner"], "white");
+    assert_eq!(stored_result(&app.db_pool, &id).await, (31, Some("white".into()), Some("resign".into())));
+    assert_eq!(ws.command("resign").await["d"]["code"], "game_over");
+    // Rematch: colours swapped, both players in the new game.
+    assert_eq!(ws.command("rematch_yes").await["t"], "ack");
+    ws.until("offers").await;
+    let offers = bs.until("offers").await;
+    assert_eq!(offers["d"]["rematch"], "white");
+    assert_eq!(bs.command("rematch_yes").await["t"], "ack");
+    let re = ws.until("rematch").await;
+    let new_id = re["d"]["id"].as_str().unwrap().to_string();
+    let g = chessgold::db::games::find(&app.db_pool, &new_id).await.unwrap().unwrap();
+    assert_eq!(
+        (g.status, g.variant.as_str(), g.clock_limit, g.clock_increment),
+        (20, "standard", Some(18000), Some(200))
+    );
+    let mut nw = b.socket(&new_id, None).await;
+    assert_eq!(nw.until("full").await["d"]["you"], "white", "the old Black plays White");
+}
+
+#[tokio::test]
+async fn a_draw_offered_and_accepted() {
+    let app = spawn_app().await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "10+5").await;
+    play_line(&mut ws, &mut bs, 0, &["d2d4", "d7d5"]).await;
+    assert_eq!(ws.command("draw_yes").await["t"], "ack");
+    assert_eq!(ws.until("offers").await["d"]["draw"], "white");
+    assert_eq!(bs.until("offers").await["d"]["draw"], "white");
+    // Declining clears it; a new offer and an acceptance end the game.
+    assert_eq!(bs.command("draw_no").await["t"], "ack");
+    assert_eq!(ws.until("offers").await["d"]["draw"], Value::Null);
+    assert_eq!(bs.until("offers").await["d"]["draw"], serde_json::Value::Null);
+    assert_eq!(bs.command("draw_no").await["d"]["code"], "not_allowed");
+    assert_eq!(bs.command("draw_yes").await["t"], "ack");
+    assert_eq!(ws.until("offers").await["d"]["draw"], "black");
+    assert_eq!(ws.command("draw_yes").await["t"], "ack");
+    let end = bs.until("end").await;
+    assert_eq!((end["d"]["status"]["id"].as_i64(), end["d"]["winner"].as_str()), (Some(34), None));
+    assert_eq!(stored_result(&app.db_pool, &id).await, (34, None, Some("agreement".into())));
+}
+
+#[tokio::test]
+async fn abort_only_until_both_sides_moved() {
+    let app = spawn_app().await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+3").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4"]).await;
+    assert_eq!(bs.command("abort").await["t"], "ack");
+    let end = ws.until("end").await;
+    assert_eq!((end["d"]["status"]["id"].as_i64(), end["d"]["reason"].as_str()), (Some(25), Some("abort")));
+    assert_eq!(stored_result(&app.db_pool, &id).await.0, 25);
+
+    let (_id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+3").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4", "c7c5"]).await;
+    assert_eq!(ws.command("abort").await["d"]["code"], "not_allowed");
+}
+
+#[tokio::test]
+async fn a_takeback_in_a_casual_game() {
+    let app = spawn_app().await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "unlimited").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4", "e7e5", "g1f3"]).await;
+    assert_eq!(ws.command("takeback_yes").await["t"], "ack");
+    assert_eq!(ws.until("offers").await["d"]["takeback"], "white");
+    assert_eq!(bs.until("offers").await["d"]["takeback"], "white");
+    assert_eq!(bs.command("takeback_yes").await["t"], "ack");
+    let tb = ws.until("takeback").await;
+    assert_eq!(tb["d"]["state"]["actions"], serde_json::json!(["e2e4", "e7e5"]));
+    assert_eq!(tb["d"]["state"]["side"], "white");
+    let rec = chessgold::db::games::actions(&app.db_pool, &id).await.unwrap();
+    assert_eq!(rec.len(), 2);
+    play_line(&mut ws, &mut bs, 2, &["b1c3"]).await;
+}

@@ -765,3 +765,36 @@ fn class_warfare_rules() {
     let (_, r) = agree(Var::ClassWarfare, "KN6/RB6/8/7p w - - 0 10", "");
     assert_eq!(r.outcome(), Some((Some(Color::Black), "no-move")));
 }
+
+/// The `tests/perft` data files of the three variants against the reference (`tests/perft.rs`
+/// checks the engine against the same lines). Lines up to `DIFFERENTIAL_PERFT_BUDGET` nodes
+/// (default 60,000, for a debug build); the deeper lines were checked once with
+/// `DIFFERENTIAL_PERFT_BUDGET=20000000 cargo test --release --test differential2 perft_data`.
+#[test]
+fn perft_data_files_agree_with_the_reference() {
+    let budget = env_number("DIFFERENTIAL_PERFT_BUDGET").unwrap_or(60_000);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft");
+    let mut checked = 0;
+    for var in [Var::Electrum, Var::Grunt, Var::ClassWarfare] {
+        let text = std::fs::read_to_string(dir.join(format!("{}.perft", var.id()))).expect("perft data file");
+        let mut fen = String::new();
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            let (key, rest) = line.split_once(' ').expect("key and value");
+            match key {
+                "variant" => assert_eq!(rest, var.id()),
+                "fen" => fen = rest.to_string(),
+                "perft" => {
+                    let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
+                    let (depth, nodes): (u32, u64) = (depth.parse().expect("depth"), nodes.parse().expect("nodes"));
+                    if nodes <= budget {
+                        let r = reference_from_fen(var, &fen);
+                        assert_eq!(perft(&r.pos, depth), nodes, "{} {fen} perft {depth}", var.id());
+                        checked += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} perft lines within the budget");
+}

@@ -377,8 +377,10 @@ async fn render_game(
     let bottom = you.unwrap_or(Color::White);
     let waiting = live.status == Status::Created;
     let can_join = waiting && you.is_none() && !(live.rated && identity.user.is_none());
-    let info = req.connection_info();
-    let invite = format!("{}://{}/{}", info.scheme(), info.host(), id);
+    let invite = {
+        let info = req.connection_info();
+        format!("{}://{}/{}", info.scheme(), info.host(), id)
+    };
     let room = if you.is_some() { "player" } else { "spectator" };
     let chat = db::games::recent_chat(&state.pool, id.as_str(), room, 50)
         .await?

@@ -1,5 +1,4 @@
 //! Chat: rooms, limits, flood, storage, escaping on the page.
-#![expect(clippy::unwrap_used, reason = "tests")]
 
 use serde_json::json;
 

@@ -1,6 +1,5 @@
 //! Two instances sharing PostgreSQL and Redis serve one game with a player on each, and racing
 //! actions result in exactly one applied.
-#![expect(clippy::unwrap_used, reason = "tests")]
 
 use secrecy::SecretString;
 use serde_json::json;

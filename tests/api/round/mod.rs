@@ -234,7 +234,8 @@ impl Sock {
 pub async fn play_line(white: &mut Sock, black: &mut Sock, start_ply: usize, actions: &[&str]) {
     for (i, a) in actions.iter().enumerate() {
         let ply = start_ply + i;
-        let (mover, other) = if ply % 2 == 0 { (&mut *white, &mut *black) } else { (&mut *black, &mut *white) };
+        let (mover, other) =
+            if ply.is_multiple_of(2) { (&mut *white, &mut *black) } else { (&mut *black, &mut *white) };
         let ans = mover.act(a, ply).await;
         assert_eq!(ans["t"], "ack", "{a} at ply {ply}: {ans}");
         let ev = mover.move_event(ply as u64 + 1).await;

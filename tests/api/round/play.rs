@@ -1,6 +1,5 @@
 //! Whole games between two guests over sockets: mate, resignation, agreed draw, abort, takeback,
 //! rematch.
-#![expect(clippy::unwrap_used, reason = "tests")]
 
 use serde_json::Value;
 
@@ -141,4 +140,56 @@ async fn a_takeback_in_a_casual_game() {
     let rec = chessgold::db::games::actions(&app.db_pool, &id).await.unwrap();
     assert_eq!(rec.len(), 2);
     play_line(&mut ws, &mut bs, 2, &["b1c3"]).await;
+}
+
+#[tokio::test]
+async fn victory_can_be_claimed_over_a_vanished_opponent() {
+    let app = crate::helpers::spawn_app_with(|s| s.game.claim_after_secs = 1).await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+0").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4", "e7e5"]).await;
+    // Present opponent: no claim.
+    assert_eq!(ws.command("claim_victory").await["d"]["code"], "not_allowed");
+    drop(bs);
+    // Wait until the server reports Black away for at least the claim delay.
+    ws.until_match(|m| m["t"] == "crowd" && m["d"]["away"]["black"].as_i64().is_some_and(|s| s >= 1)).await;
+    assert_eq!(ws.command("claim_victory").await["t"], "ack");
+    let end = ws.until("end").await;
+    assert_eq!((end["d"]["status"]["id"].as_i64(), end["d"]["winner"].as_str()), (Some(33), Some("white")));
+    assert_eq!(stored_result(&app.db_pool, &id).await, (33, Some("white".into()), Some("abandoned".into())));
+}
+
+#[tokio::test]
+async fn loot_box_seeds_are_committed_then_published() {
+    use sha2::{Digest, Sha256};
+    let app = spawn_app().await;
+    let (id, w, _b, mut ws, mut bs) = two_guests(&app.address, "lootbox", "unlimited").await;
+    let full = ws.seen.iter().find(|m| m["t"] == "full").unwrap().clone();
+    let commitment = full["d"]["seed_commitment"].as_str().unwrap().to_string();
+    assert_eq!(commitment.len(), 64);
+    assert_eq!((full["d"]["seed"].clone(), full["d"]["salt"].clone()), (Value::Null, Value::Null));
+    let page = w.html(&format!("/{id}")).await;
+    assert!(page.contains(&commitment) && !page.contains(r#"id="seed""#));
+    play_line(&mut ws, &mut bs, 0, &["N@c3", "e8e7"]).await;
+    assert_eq!(ws.command("resign").await["t"], "ack");
+    let end = bs.until("end").await;
+    let seed = end["d"]["seed"].as_u64().unwrap();
+    let salt = end["d"]["salt"].as_str().unwrap().to_string();
+    let salt_bytes: Vec<u8> =
+        (0..salt.len()).step_by(2).map(|i| u8::from_str_radix(&salt[i..i + 2], 16).unwrap()).collect();
+    assert_eq!(salt_bytes.len(), 32);
+    let mut h = Sha256::new();
+    h.update(seed.to_be_bytes());
+    h.update(&salt_bytes);
+    let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(digest, commitment, "the published seed and salt match the commitment");
+    let page = w.html(&format!("/{id}")).await;
+    assert!(page.contains(&format!(r#"<code id="seed">{seed}</code>"#)) && page.contains(&salt));
+    // The record replays with the published seed.
+    let lootbox = chessgold_engine::variant("lootbox").unwrap();
+    let mut g = lootbox.new_seeded_game(seed);
+    for a in ["N@c3", "e8e7"] {
+        g.play(a).unwrap();
+    }
+    let last = ws.seen.iter().rev().find(|m| m["t"] == "move").unwrap();
+    assert_eq!(last["d"]["state"]["fen"], g.snapshot().fen);
 }

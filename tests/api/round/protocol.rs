@@ -1,5 +1,4 @@
 //! Strict socket input, spectators, reconnection with missed events, resent actions.
-#![expect(clippy::unwrap_used, reason = "tests")]
 
 use serde_json::json;
 

@@ -15,28 +15,47 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-async fn start(db_url: &str, port: u16) -> Child {
-    let child = Command::new(binary())
-        .arg("serve")
-        .current_dir(root())
-        .env("CHESSGOLD_ENV", "test")
-        .env("DATABASE_URL", db_url)
-        .env("CHESSGOLD__APPLICATION__PORT", port.to_string())
-        .env("CHESSGOLD__REDIS__URL", "")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chessgold serve starts");
+/// A running `chessgold serve`, killed (SIGKILL) and reaped when dropped, a failing test included.
+struct Server(Child);
+
+impl Server {
+    fn sigkill(&mut self) {
+        self.0.kill().expect("SIGKILL");
+        self.0.wait().expect("reaped");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn start(db_url: &str, port: u16) -> Server {
+    let server = Server(
+        Command::new(binary())
+            .arg("serve")
+            .current_dir(root())
+            .env("CHESSGOLD_ENV", "test")
+            .env("DATABASE_URL", db_url)
+            .env("CHESSGOLD__APPLICATION__PORT", port.to_string())
+            .env("CHESSGOLD__REDIS__URL", "")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chessgold serve starts"),
+    );
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if let Ok(r) = client.get(format!("http://127.0.0.1:{port}/healthz")).send().await
             && r.status().is_success()
         {
-            return child;
+            return server;
         }
-        assert!(Instant::now() < deadline, "the server answers");
+        assert!(Instant::now() < deadline, "the server answers within 60 s");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -62,8 +81,7 @@ async fn sigkill_loses_no_acknowledged_action_and_downtime_is_free() {
     let v_white = ws.seen.iter().filter_map(|m| m["v"].as_i64()).max().unwrap();
     let v_black = bs.seen.iter().filter_map(|m| m["v"].as_i64()).max().unwrap();
 
-    server.kill().expect("SIGKILL");
-    server.wait().unwrap();
+    server.sigkill();
     let down = Instant::now();
     drop((ws, bs));
     tokio::time::sleep(Duration::from_secs(4)).await;
@@ -90,9 +108,8 @@ async fn sigkill_loses_no_acknowledged_action_and_downtime_is_free() {
     let ack = ws.ack_id();
     ws.send(json!({"t": "action", "d": {"action": "f1c4", "ply": 4, "ack": ack}})).await;
     assert_eq!(ws.answer(ack).await["t"], "ack");
-    server.kill().expect("SIGKILL");
-    server.wait().unwrap();
-    let mut server = start(&db, port).await;
+    server.sigkill();
+    let server = start(&db, port).await;
     let mut ws = w.socket(&id, None).await;
     ws.until("full").await;
     ws.send(json!({"t": "action", "d": {"action": "f1c4", "ply": 4, "ack": ack}})).await;
@@ -100,6 +117,5 @@ async fn sigkill_loses_no_acknowledged_action_and_downtime_is_free() {
     let rows = chessgold::db::games::actions(&sqlx::PgPool::connect(&db).await.unwrap(), &id).await.unwrap();
     let played: Vec<&str> = rows.iter().map(|r| r.action.as_str()).collect();
     assert_eq!(played, ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
-    server.kill().expect("stopped");
-    server.wait().unwrap();
+    drop(server);
 }

@@ -628,8 +628,8 @@ async fn chooser_names(b: &Browser) -> Vec<String> {
 }
 
 /// Electrum Chess: the 9x9 board with its coordinates; a pawn reaching the last rank on a square
-/// where an enemy Silver piece started is offered the four Silver pieces by name (and on a Gold
-/// piece's square the four Gold pieces); the chosen one appears.
+/// where an enemy Silver piece started is offered the four Silver pieces by name (on a Gold
+/// piece's square the four Gold pieces, on the king's square all eight); the chosen one appears.
 #[tokio::test]
 async fn electrum_promotion_chooser_offers_the_squares_pieces_by_name() {
     let (_app, b, _permit) = session().await;
@@ -663,6 +663,18 @@ async fn electrum_promotion_chooser_offers_the_squares_pieces_by_name() {
     b.press(Key::Escape).await;
     assert!(chooser_actions(&b).await.is_empty(), "Escape closes the chooser");
     assert_eq!(b.ply().await, 10);
+
+    // e9 is the enemy king's square: all eight pieces.
+    b.open("/local/electrum#c2c4,e8e6,c4c5,e9e8,c5c6,e8e7,c6c7,f9e9,c7d8,a8a7").await;
+    b.wait_for("the game in the address", "document.querySelector('#board-app').dataset.ply === '10'").await;
+    b.click_square("d8").await;
+    b.click_square("e9").await;
+    let mut names = chooser_names(&b).await;
+    names.sort();
+    assert_eq!(
+        names,
+        ["Caman", "Goldmitre", "Goldrider", "Goldrook", "Nitan", "Silverbishop", "Silverrider", "Silverwing"]
+    );
 
     // b9 is the square of Black's Caman, a Silver piece: the four Silver pieces.
     b.open("/local/electrum#b2b4,i8i7,b4b5,i7i6,b5b6,i6i5,b6b7,i5i4,b7a8,h8h7").await;

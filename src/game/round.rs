@@ -39,7 +39,7 @@ pub fn channel(id: &GameId) -> String {
 }
 
 /// What a socket needs to join a round.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct JoinRequest {
     /// The players the client may be (account, guest).
     pub who: Vec<PlayerRef>,
@@ -166,19 +166,17 @@ impl Rounds {
         conn: u64,
         req: JoinRequest,
     ) -> Result<(mpsc::Sender<Cmd>, Option<Color>), JoinError> {
-        let mut req = Some(req);
+        // A round that is stopping answers `Gone`: the next `get` starts a fresh one.
         for _ in 0..3 {
-            let Some(r) = req.take() else { break };
             let tx = self.get(id);
             let (reply, answer) = oneshot::channel();
-            match tx.send(Cmd::Join { conn, req: r, reply }).await {
-                Ok(()) => match answer.await {
-                    Ok(Ok(seat)) => return Ok((tx, seat)),
-                    Ok(Err(JoinError::NotFound)) => return Err(JoinError::NotFound),
-                    Ok(Err(JoinError::Gone)) | Err(_) => return Err(JoinError::Gone),
-                },
-                Err(mpsc::error::SendError(Cmd::Join { req: r, .. })) => req = Some(r),
-                Err(_) => break,
+            if tx.send(Cmd::Join { conn, req: req.clone(), reply }).await.is_err() {
+                continue;
+            }
+            match answer.await {
+                Ok(Ok(seat)) => return Ok((tx, seat)),
+                Ok(Err(JoinError::NotFound)) => return Err(JoinError::NotFound),
+                Ok(Err(JoinError::Gone)) | Err(_) => {}
             }
         }
         Err(JoinError::Gone)

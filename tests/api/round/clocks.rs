@@ -106,3 +106,29 @@ async fn no_first_move_aborts_the_game_even_with_nobody_connected() {
     assert_eq!(end["d"]["status"]["name"], "no_start");
     drop(w);
 }
+
+#[tokio::test]
+async fn a_flag_with_nobody_connected_is_ended_by_the_sweeper() {
+    // Rounds stop as soon as their sockets are gone, so only the sweeper is left to end the game.
+    let app = spawn_app_with(|s| {
+        s.game.round_idle_secs = 0;
+        s.game.sweeper_interval_ms = 200;
+    })
+    .await;
+    let (id, w, b) = users_game(&app.address, &app.db_pool, TimeControl::new(600, 0), &app.settings.game).await;
+    {
+        let mut ws = w.socket(&id, None).await;
+        let mut bs = b.socket(&id, None).await;
+        ws.until("full").await;
+        bs.until("full").await;
+        play_line(&mut ws, &mut bs, 0, &["d2d4", "d7d5", "c2c4"]).await;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while stored_result(&app.db_pool, &id).await.0 == 20 {
+        assert!(std::time::Instant::now() < deadline, "the game ended");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(stored_result(&app.db_pool, &id).await, (35, Some("white".into()), Some("flag".into())));
+    let g = chessgold::db::games::find(&app.db_pool, &id).await.unwrap().unwrap();
+    assert_eq!(g.black_clock, Some(0));
+}

@@ -193,3 +193,43 @@ async fn loot_box_seeds_are_committed_then_published() {
     let last = ws.seen.iter().rev().find(|m| m["t"] == "move").unwrap();
     assert_eq!(last["d"]["state"]["fen"], g.snapshot().fen);
 }
+
+#[tokio::test]
+async fn the_game_page_carries_what_the_board_needs() {
+    let app = spawn_app().await;
+    let w = super::Browser::new(&app.address);
+    let b = super::Browser::new(&app.address);
+    assert!(w.html("/game/new").await.contains(r#"<option value="30+20">"#));
+    let id = w.create("gold", "5+3", "casual", "black").await;
+    let page = w.html(&format!("/{id}")).await;
+    assert!(page.contains("Waiting for your opponent") && page.contains(&format!("/{id}\"")), "invite link");
+    let page = b.html(&format!("/{id}")).await;
+    assert!(page.contains(r#"id="join-form""#));
+    b.join(&id).await;
+    let page = b.html(&format!("/{id}")).await;
+    for needle in [
+        r#"<link rel="stylesheet" href="/static/css/board.css">"#,
+        r#"<script type="module" src="/static/js/live.js"></script>"#,
+        &format!(
+            r#"data-mode="live" data-game="{id}" data-socket="/socket/game/{id}" data-variant="gold" data-color="white""#
+        ),
+        r#"<span class="player-clock" data-clock="white">5:00</span>"#,
+        r#"<span class="player-name">Anonymous</span>"#,
+    ] {
+        assert!(page.contains(needle), "{needle}");
+    }
+    let at = page.find(r#"id="game-data">"#).unwrap() + r#"id="game-data">"#.len();
+    let json: Value = serde_json::from_str(&page[at..at + page[at..].find("</script>").unwrap()]).unwrap();
+    assert_eq!(json["you"], "white");
+    assert_eq!(json["status"]["id"], 20);
+    assert_eq!(json["state"]["variant"], "gold");
+    assert_eq!(json["clock"]["limit"], 30000);
+    // Unknown games are 404; a wrong player id goes back to the game.
+    assert_eq!(w.http.get(format!("{}/zzzzzzzz", app.address)).send().await.unwrap().status().as_u16(), 404);
+    let r = w.http.get(format!("{}/{id}abcd", app.address)).send().await.unwrap();
+    assert_eq!(r.headers().get("location").unwrap().to_str().unwrap(), format!("/{id}"));
+    let g = chessgold::db::games::players(&app.db_pool, &id).await.unwrap();
+    let pid = &g.iter().find(|p| p.color == "black").unwrap().player_id;
+    let r = w.http.get(format!("{}/{id}{pid}", app.address)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200, "the seat's own 12-character link");
+}

@@ -4,8 +4,10 @@ use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::clock::{Clock, MonotonicClock};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 
 use crate::error::PageError;
 use crate::settings::RateLimitSettings;
@@ -13,10 +15,18 @@ use crate::settings::RateLimitSettings;
 /// The limiters of the log-in and sign-up forms.
 #[derive(Debug)]
 pub struct Limiters {
-    login_ip: DefaultKeyedRateLimiter<IpAddr>,
-    login_account: DefaultKeyedRateLimiter<String>,
-    signup_ip: DefaultKeyedRateLimiter<IpAddr>,
-    signup_account: DefaultKeyedRateLimiter<String>,
+    login_ip: Keyed<IpAddr>,
+    login_account: Keyed<String>,
+    signup_ip: Keyed<IpAddr>,
+    signup_account: Keyed<String>,
+}
+
+/// A keyed limiter on the standard monotonic clock (`Instant`): the TSC-based default clock can
+/// misjudge time on a busy virtual machine.
+type Keyed<K> = RateLimiter<K, DefaultKeyedStateStore<K>, MonotonicClock, NoOpMiddleware<std::time::Instant>>;
+
+fn keyed<K: std::hash::Hash + Eq + Clone>(quota: Quota) -> Keyed<K> {
+    RateLimiter::new(quota, DefaultKeyedStateStore::default(), MonotonicClock)
 }
 
 fn quota(per_window: u32, window_secs: u64) -> Quota {
@@ -25,9 +35,9 @@ fn quota(per_window: u32, window_secs: u64) -> Quota {
     Quota::with_period(period.max(Duration::from_millis(1))).map_or(Quota::per_second(n), |q| q.allow_burst(n))
 }
 
-fn check<K: std::hash::Hash + Eq + Clone>(limiter: &DefaultKeyedRateLimiter<K>, key: &K) -> Result<(), PageError> {
+fn check<K: std::hash::Hash + Eq + Clone>(limiter: &Keyed<K>, key: &K) -> Result<(), PageError> {
     limiter.check_key(key).map_err(|not_until| {
-        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        let wait = not_until.wait_time_from(MonotonicClock.now());
         PageError::TooManyRequests { retry_after: wait.as_secs().max(1) }
     })
 }
@@ -36,10 +46,10 @@ impl Limiters {
     /// Limiters with the configured quotas.
     pub fn new(s: &RateLimitSettings) -> Limiters {
         Limiters {
-            login_ip: RateLimiter::keyed(quota(s.login_per_ip, s.window_secs)),
-            login_account: RateLimiter::keyed(quota(s.login_per_account, s.window_secs)),
-            signup_ip: RateLimiter::keyed(quota(s.signup_per_ip, s.window_secs)),
-            signup_account: RateLimiter::keyed(quota(s.signup_per_account, s.window_secs)),
+            login_ip: keyed(quota(s.login_per_ip, s.window_secs)),
+            login_account: keyed(quota(s.login_per_account, s.window_secs)),
+            signup_ip: keyed(quota(s.signup_per_ip, s.window_secs)),
+            signup_account: keyed(quota(s.signup_per_account, s.window_secs)),
         }
     }
 

@@ -326,7 +326,7 @@ fn explain<V: Variant>(pos: &Position<V>, legal: &[Move], text: &str, syntax: &A
             }
             let mut pseudo = Vec::new();
             pseudo_legal_moves(pos, &mut pseudo);
-            if pseudo.iter().any(|m| m.is_board_move() && m.from == from && m.to == to) {
+            if V::CHECK && pseudo.iter().any(|m| m.is_board_move() && m.from == from && m.to == to) {
                 return illegal(if pos.is_check() {
                     format!("{} is in check and this move does not end the check", turn.name())
                 } else {

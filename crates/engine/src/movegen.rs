@@ -224,7 +224,7 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
                 gen_pawns(pos, t, pawns, target, target, false, out);
             }
             if let Some(ep) = pos.ep {
-                gen_en_passant(pos, ep, king, out);
+                gen_en_passant(pos, ep, if PINS && V::CHECK { king } else { None }, out);
             }
         }
     }

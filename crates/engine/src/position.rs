@@ -418,6 +418,9 @@ impl<V: Variant> Position<V> {
         let us = self.turn;
         let pt = V::piece_tables();
         let candidates = pt.rev_leap_capture(V::PAWN, us, ep) & self.board.pieces(us, V::PAWN);
+        if !V::CHECK {
+            return candidates.any();
+        }
         for from in candidates.squares() {
             let mv = Move::en_passant(from, ep);
             if V::PIN_LEGALITY && !V::CONVERSION {

@@ -5,10 +5,9 @@
 //! damage or openings and the game's end; perft is compared from the start positions and from
 //! constructed positions; coverage counters insist that the intricate rules were reached.
 //!
-//! Four Chessception engine issues were found (see the `#[ignore]`d `engine_issue_*` tests, run
-//! with `cargo test -- --ignored`): missing pawn attacks onto the last rank, en passant judged by
-//! check, the king-repeat window and a fallen king's castling rights. Where a playout meets one,
-//! the comparison steps around exactly that difference and counts it (`Issues`).
+//! The suite found four Chessception engine bugs, since fixed and kept as `regression_*` tests:
+//! missing pawn attacks onto the last rank, en passant judged by check, the king-repeat window
+//! and a fallen king's castling rights.
 //! `DIFFERENTIAL_SCALE` and `DIFFERENTIAL_SEED` lengthen or shift the hunt.
 
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
@@ -125,152 +124,16 @@ fn damage_set(list: &[(usize, u8)]) -> Vec<(String, u64)> {
     v
 }
 
-/// Engine issue (see `engine_issue_pawn_attacks_on_the_last_rank_that_do_not_kill`): some
-/// pawn attacks onto the last rank that do not kill are missing from the engine's list (when
-/// there are two or more such attacks). These are all such actions of the reference, when there
-/// are two or more.
-fn last_rank_attacks_without_kill(r: &CGame) -> Vec<String> {
-    let pos = &r.pos;
-    let last = pos.side.last_rank();
-    let list: Vec<String> = r
-        .legal()
-        .iter()
-        .filter(|(_, m)| {
-            m.promo.is_none()
-                && rank_of(m.to) == last
-                && m.from % 8 != m.to % 8
-                && pos.board[m.from].is_some_and(|u| u.kind == Kind::Pawn)
-        })
-        .map(|(t, _)| t.clone())
-        .collect();
-    if list.len() >= 2 { list } else { Vec::new() }
-}
-
-/// Reference actions that are en passant attacks.
-fn en_passant_actions(r: &CGame) -> Vec<String> {
-    r.legal()
-        .iter()
-        .filter(|(_, m)| {
-            r.pos.board[m.from].is_some_and(|u| u.kind == Kind::Pawn)
-                && m.from % 8 != m.to % 8
-                && r.pos.board[m.to].is_none()
-        })
-        .map(|(t, _)| t.clone())
-        .collect()
-}
-
-/// The position text with `-` for the en passant square.
-fn without_en_passant(fen: &str) -> String {
-    let mut f: Vec<&str> = fen.split_whitespace().collect();
-    f[3] = "-";
-    f.join(" ")
-}
-
-/// Whether the engine issue with pawn attacks onto the last rank can touch a perft count: some
-/// position whose actions are counted has two or more such attacks that do not kill.
-fn perft_touches_issue(pos: &CPos, depth: u32) -> bool {
-    if depth == 0 {
-        return false;
-    }
-    let actions = pos.actions();
-    let last = pos.side.last_rank();
-    let doubtful = actions
-        .iter()
-        .filter(|(_, m)| {
-            m.promo.is_none()
-                && rank_of(m.to) == last
-                && m.from % 8 != m.to % 8
-                && pos.board[m.from].is_some_and(|u| u.kind == Kind::Pawn)
-        })
-        .count();
-    let ep_doubtful = actions.iter().any(|(_, m)| en_passant_exposes_king(pos, *m));
-    doubtful >= 2 || ep_doubtful || actions.iter().any(|(_, m)| perft_touches_issue(&pos.play(*m).after, depth - 1))
-}
-
-/// Whether `m` is an en passant attack that chess rules would forbid (its king attacked after
-/// the plain chess capture): the condition under which the engine refuses it.
-fn en_passant_exposes_king(pos: &CPos, m: CMove) -> bool {
-    let Some(pawn) = pos.board[m.from] else { return false };
-    if pawn.kind != Kind::Pawn || m.from % 8 == m.to % 8 || pos.board[m.to].is_some() {
-        return false;
-    }
-    let mut chess = pos.clone();
-    chess.board[m.to] = chess.board[m.from].take();
-    if let Some(passed) = at(m.to as i32 % 8, rank_of(m.from)) {
-        chess.board[passed] = None;
-    }
-    chess.king(pawn.color).is_some_and(|k| chess.attacked(k, pawn.color.other()))
-}
-
-/// Compares perft, unless the engine issue with pawn attacks onto the last rank touches it.
+/// Compares perft from `fen`.
 fn c_perft_agree(fen: &str, depth: u32) -> bool {
     let (e, r) = (c_engine(fen), c_reference(fen));
-    if perft_touches_issue(&r.pos, depth) {
-        return false;
-    }
     assert_eq!(e.perft(depth), cc::perft(&r.pos, depth), "perft {depth} of {fen}");
     true
 }
 
 fn c_same(e: &dyn AnyGame, r: &CGame, context: &str) {
-    c_same_counting(e, r, context, &mut Issues::default());
-}
-
-/// Times the playouts met a known engine issue (and compared around it).
-#[derive(Default, Debug)]
-struct Issues {
-    last_rank_attacks: u64,
-    en_passant: u64,
-    fallen_king_rights: u64,
-    king_repeat_window: u64,
-}
-
-fn c_same_counting(e: &dyn AnyGame, r: &CGame, context: &str, issues: &mut Issues) {
-    let mut unsure = last_rank_attacks_without_kill(r);
-    let mut fen = r.fen();
-    let engine_all = e.legal_actions();
-    // Engine issue (see `engine_issue_en_passant_is_judged_by_check`): no en passant while the
-    // king stands attacked by chess rules.
-    let ep = en_passant_actions(r);
-    if !ep.is_empty() && e.fen() == without_en_passant(&fen) && !engine_all.iter().any(|t| ep.contains(t)) {
-        let exposing =
-            r.legal().iter().filter(|(t, _)| ep.contains(t)).all(|(_, m)| en_passant_exposes_king(&r.pos, *m));
-        assert!(exposing, "{context}: the engine refuses en passant at {fen}, and not for the known issue");
-        issues.en_passant += 1;
-        fen = without_en_passant(&fen);
-        unsure.extend(ep);
-    }
-    // Engine issue (see `engine_issue_a_fallen_king_keeps_its_castling_rights`).
-    let engine_fen = e.fen();
-    if r.outcome().is_some_and(|o| o.1 == "king-killed") && engine_fen != fen {
-        let (ef, rf): (Vec<&str>, Vec<&str>) =
-            (engine_fen.split_whitespace().collect(), fen.split_whitespace().collect());
-        let only_castling = ef.len() == rf.len() && (0..ef.len()).all(|i| i == 2 || ef[i] == rf[i]);
-        if only_castling && (rf[2] == "-" || rf[2].chars().all(|c| ef[2].contains(c))) {
-            issues.fallen_king_rights += 1;
-            fen = engine_fen;
-        }
-    }
-    let json = if unsure.is_empty() {
-        same_common(e, &fen, &r.legal_texts(), r.outcome(), context)
-    } else {
-        if engine_all.iter().any(|t| unsure.contains(t)) || unsure.len() > 1 {
-            issues.last_rank_attacks += u64::from(unsure.iter().any(|t| !engine_all.contains(t)));
-        }
-        // Everything else must agree, and the engine may list only actions the reference has.
-        let keep = |v: &[String]| -> Vec<String> { v.iter().filter(|t| !unsure.contains(t)).cloned().collect() };
-        let (engine_legal, reference_legal) = (keep(&engine_all), keep(&r.legal_texts()));
-        assert!(
-            engine_legal == reference_legal,
-            "{context}: legal actions differ at {fen}: {}",
-            difference(&engine_legal, &reference_legal)
-        );
-        assert!(
-            engine_all.iter().all(|t| r.legal_texts().contains(t)),
-            "{context}: the engine lists an action the reference has not at {fen}"
-        );
-        same_common(e, &fen, &engine_all, r.outcome(), context)
-    };
+    let fen = r.fen();
+    let json = same_common(e, &fen, &r.legal_texts(), r.outcome(), context);
     assert_eq!(json["check"], false, "{context}: chessception has no check");
     let mut engine_damage: Vec<(String, u64)> = json["damage"]
         .as_array()
@@ -280,7 +143,7 @@ fn c_same_counting(e: &dyn AnyGame, r: &CGame, context: &str, issues: &mut Issue
         .filter(|d| d.1 > 0)
         .collect();
     engine_damage.sort();
-    assert_eq!(engine_damage, damage_set(&r.damage), "{context}: damage of the last action differs at {}", r.fen());
+    assert_eq!(engine_damage, damage_set(&r.damage), "{context}: damage of the last action differs at {fen}");
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -298,7 +161,6 @@ enum CBias {
 
 #[derive(Default, Debug)]
 struct CSeen {
-    issues: Issues,
     plies: u64,
     attacks: u64,
     kills: u64,
@@ -450,7 +312,7 @@ fn c_weight(pos: &CPos, m: CMove, bias: CBias) -> u64 {
 
 fn c_choose(r: &CGame, engine_legal: &[String], bias: CBias, rng: &mut Rng) -> String {
     let legal = r.legal();
-    // Only actions both list (they differ only by the known engine issues, checked before).
+    // Both list the same actions (checked before the choice).
     let weights: Vec<u64> =
         legal.iter().map(|(t, m)| if engine_legal.contains(t) { c_weight(&r.pos, *m, bias) } else { 0 }).collect();
     let total: u64 = weights.iter().sum();
@@ -475,16 +337,11 @@ fn c_playout(start: &str, seed: u64, bias: CBias, max_plies: usize, seen: &mut C
     let mut trail: Vec<String> = Vec::new();
     for ply in 0..max_plies {
         let context = format!("chessception from {start} seed {seed} {bias:?} after [{}]", trail.join(" "));
-        // Engine issue (see `engine_issue_king_repeat_window`): the games part here.
-        if e.snapshot().reason == Some("king-repeat") && r.outcome().is_none() && r.king_repeat_by_last_nine_plies() {
-            seen.issues.king_repeat_window += 1;
-            return trail;
-        }
-        c_same_counting(e.as_ref(), &r, &context, &mut seen.issues);
+        c_same(e.as_ref(), &r, &context);
         if ply % 11 == 5 {
             let fen = r.fen();
             let (e2, r2) = (c_engine(&fen), c_reference(&fen));
-            c_same_counting(e2.as_ref(), &r2, &format!("{context} (read back from {fen})"), &mut seen.issues);
+            c_same(e2.as_ref(), &r2, &format!("{context} (read back from {fen})"));
             if ply == 27 && seed.is_multiple_of(4) && r2.outcome().is_none() {
                 c_perft_agree(&fen, 2);
             }
@@ -504,7 +361,7 @@ fn c_playout(start: &str, seed: u64, bias: CBias, max_plies: usize, seen: &mut C
         trail.push(text);
     }
     let context = format!("chessception from {start} seed {seed} {bias:?} after [{}]", trail.join(" "));
-    c_same_counting(e.as_ref(), &r, &context, &mut seen.issues);
+    c_same(e.as_ref(), &r, &context);
     seen.end(r.outcome());
     trail
 }
@@ -741,14 +598,13 @@ fn chessception_decided_points() {
     assert!(!texts.contains(&"c7b8q".to_string()) && !texts.contains(&"c7b8n".to_string()), "{texts:?}");
 }
 
-/// Engine issue, kept out of the suite (`cargo test -- --ignored` shows it): every pawn attack
+/// Regression (an engine bug this suite found): every pawn attack
 /// onto the last rank is a legal action (rule 1: an attack that does not kill leaves the attacker
 /// on its square; rule 5: so it does not promote; the notation writes it without a letter). When
 /// two or more of them exist, the engine lists only some and refuses the others with "it would
 /// leave the ... king in check", although Chessception has no check.
 #[test]
-#[ignore = "engine issue: non-killing pawn attacks onto the last rank go missing"]
-fn engine_issue_pawn_attacks_on_the_last_rank_that_do_not_kill() {
+fn regression_pawn_attacks_on_the_last_rank_that_do_not_kill() {
     for (fen, action, after) in [
         (
             "1n1nk3/2P5/8/8/8/8/8/4K3 w - - 0 1 hp=- shields=-",
@@ -776,12 +632,11 @@ fn engine_issue_pawn_attacks_on_the_last_rank_that_do_not_kill() {
     }
 }
 
-/// Engine issue, kept out of the suite: Chessception has no check (rule text: "there is no
+/// Regression (an engine bug this suite found): Chessception has no check (rule text: "there is no
 /// check"), so en passant is an attack like any other; the engine refuses it (and drops the
 /// square from the position text) when the capturing side's king stands attacked by chess rules.
 #[test]
-#[ignore = "engine issue: en passant refused while the king is attacked"]
-fn engine_issue_en_passant_is_judged_by_check() {
+fn regression_en_passant_is_judged_by_check() {
     let fen = "4k3/2p5/8/1P6/8/8/8/4K1r1 b - - 0 1 hp=- shields=-";
     let mut r = c_reference(fen);
     r.play("c7c5").expect("legal");
@@ -793,7 +648,7 @@ fn engine_issue_en_passant_is_judged_by_check() {
     assert_eq!(e.legal_actions(), r.legal_texts());
 }
 
-/// Engine issue, kept out of the suite: the king-repeat rule looks at "a player whose last five
+/// Regression (an engine bug this suite found): the king-repeat rule looks at "a player whose last five
 /// moves were all king moves ... with no HP lost by any piece since the first of them". Here
 /// White's five king moves are e1d2 (an attack on the knight, which loses HP; the king stays on
 /// e1), e1f1, f1e1, e1f2, f2e1. Both the engine and the reference say "no draw" right after
@@ -801,8 +656,7 @@ fn engine_issue_en_passant_is_judged_by_check() {
 /// five moves are the same five, so the answer cannot change; the engine now declares
 /// `king-repeat`. (Its window seems to be the last nine plies, not the five moves.)
 #[test]
-#[ignore = "engine issue: king-repeat window slides with the opponent's move"]
-fn engine_issue_king_repeat_window() {
+fn regression_king_repeat_window() {
     let fen = "4k3/r7/8/8/8/8/3n4/4K2R w - - 0 1 hp=- shields=-";
     let (e, r) = c_agree(fen, "e1d2 a7a6 e1f1 a6a5 f1e1 a5a4 e1f2 a4a3 f2e1");
     assert_eq!((e.snapshot().reason, r.outcome()), (None, None));
@@ -814,12 +668,11 @@ fn engine_issue_king_repeat_window() {
     assert_eq!(e.snapshot().reason, None, "the engine ends the game by king-repeat");
 }
 
-/// Engine issue, kept out of the suite: when a king falls on its castling square, the engine
+/// Regression (an engine bug this suite found): when a king falls on its castling square, the engine
 /// keeps that side's castling rights in the finished game's position text, and then refuses to
 /// read that text ("castling right 'K' needs the white king on e1 and its rook on h1").
 #[test]
-#[ignore = "engine issue: a fallen king keeps its castling rights in the text"]
-fn engine_issue_a_fallen_king_keeps_its_castling_rights() {
+fn regression_a_fallen_king_keeps_its_castling_rights() {
     let fen = "4k3/8/8/8/8/8/4q3/R3K2R b KQ - 0 1 hp=e1:1 shields=-";
     let (mut e, mut r) = (c_engine(fen), c_reference(fen));
     e.play("e2e1").expect("legal");
@@ -858,9 +711,8 @@ fn chessception_constructed_positions_agree() {
     let mut seen = CSeen::default();
     let biases = [CBias::Combat, CBias::Kings, CBias::Pawns, CBias::Uniform, CBias::Shuffle];
     for (i, fen) in C_POSITIONS.iter().enumerate() {
-        // The promotion position meets the engine issue from depth 2 on.
         let depth = if i == 0 { 2 } else { 3 };
-        assert!(c_perft_agree(fen, depth) || c_perft_agree(fen, 1), "{fen}");
+        c_perft_agree(fen, depth);
         for game in 0..scaled(8) {
             // Pawnless positions shuffle more, for repetitions.
             let pawnless = !fen.split(' ').next().is_some_and(|b| b.contains(['p', 'P']));

@@ -302,7 +302,6 @@ impl Variant for Chessception {
     fn gen_custom(pos: &Pos, out: &mut MoveList) {
         let mut pseudo = Vec::new();
         pseudo_legal_moves(pos, &mut pseudo);
-        let mut stays: u64 = 0;
         for m in pseudo {
             if !is_attack(pos, m) {
                 out.push(m);
@@ -320,12 +319,8 @@ impl Variant for Chessception {
                 Ok(to) => {
                     if m.kind == MoveKind::Promotion && to != Some(m.to) {
                         // The pawn does not reach the last rank: one action, without a letter.
-                        let key = u64::from_square(m.from) ^ (u64::from_square(m.to) << 1).rotate_left(7);
-                        if stays & key == 0 {
-                            stays |= key;
-                            if !out.iter().any(|o| o.kind == MoveKind::Normal && o.from == m.from && o.to == m.to) {
-                                out.push(Move::normal(m.from, m.to));
-                            }
+                        if !out.iter().any(|o| o.kind == MoveKind::Normal && o.from == m.from && o.to == m.to) {
+                            out.push(Move::normal(m.from, m.to));
                         }
                     } else {
                         out.push(m);
@@ -366,6 +361,11 @@ impl Variant for Chessception {
                 rights &= !(pos.castling() & Board8x8::tables().rank[if us == Color::White { 0 } else { 7 }]);
             }
             for sq in dead.squares() {
+                if let Some(p) = pos.board().piece_at(sq)
+                    && p.role.idx() == KING
+                {
+                    rights &= !Board8x8::tables().rank[if p.color == Color::White { 0 } else { 7 }];
+                }
                 pos.take_piece(sq);
                 pos.ext_mut().hp[sq.idx()] = 0;
                 pos.ext_mut().shields = pos.ext().shields.without(sq);
@@ -441,7 +441,7 @@ impl Variant for Chessception {
         if board.occupied().count() == 2 {
             return Some(Outcome::draw(EndReason::KingsOnly));
         }
-        if Color::ALL.iter().any(|c| king_repeat(pos.ext(), *c)) {
+        if king_repeat(pos.ext(), !pos.turn()) {
             return Some(Outcome::draw(EndReason::KingRepeat));
         }
         if plies_played(pos) >= PLY_LIMIT {

@@ -586,23 +586,6 @@ impl CGame {
         ends.iter().all(Option::is_some) && ends[0] == ends[2] && ends[2] == ends[4] && !window.iter().any(|r| r.2)
     }
 
-    /// The engine's apparent reading of the king-repeat rule (used only to recognise a known
-    /// engine issue): either player's last five moves qualify, and no HP was lost in the last
-    /// nine plies, whether or not they start with that player's first move.
-    pub fn king_repeat_by_last_nine_plies(&self) -> bool {
-        let n = self.history.len();
-        if n < 9 || self.history[n - 9..].iter().any(|r| r.2) {
-            return false;
-        }
-        [1, 2].into_iter().any(|back| {
-            if n < 8 + back {
-                return false;
-            }
-            let ends: Vec<Option<usize>> = (0..5).map(|i| self.history[n - back - 2 * (4 - i)].1).collect();
-            ends.iter().all(Option::is_some) && ends[0] == ends[2] && ends[2] == ends[4]
-        })
-    }
-
     fn judge(&mut self) {
         let pos = &self.pos;
         self.actions = pos.actions();

@@ -116,6 +116,18 @@ pub struct OpenedView {
     pub contents: String,
 }
 
+/// One rung of Grunt Chess's promotion ladder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct XpPrice {
+    /// The piece promoted.
+    pub from: char,
+    /// What it becomes.
+    pub to: char,
+    /// XP it costs.
+    pub xp: u32,
+}
+
 /// A piece type's factory (Class Warfare).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -189,6 +201,18 @@ pub struct VariantState {
     /// Damage dealt by the last action (Chessception).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub damage: Option<Vec<DamageView>>,
+    /// The promotion ladder with its XP prices (Grunt Chess).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub xp_prices: Option<Vec<XpPrice>>,
+    /// XP to muster a grunt (Grunt Chess).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub muster_xp: Option<u32>,
+    /// Pieces each side has on the board, king included (Grunt Chess).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub pieces_on_board: Option<ByColor<u32>>,
+    /// Mustering needs fewer pieces than this on the board, king included (Grunt Chess).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub muster_limit: Option<u32>,
     /// Loot boxes on the board.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub boxes: Option<Vec<BoxView>>,

@@ -7,7 +7,7 @@ use crate::geometry::{Board8x8, Geometry};
 use crate::pieces::{BISHOP, GRUNT, KING, KNIGHT, PAWN, PieceDef, QUEEN, ROOK, Role};
 use crate::position::{Position, PositionError, mix};
 use crate::square::{Color, Square};
-use crate::state::{ByColor, VariantState};
+use crate::state::{ByColor, VariantState, XpPrice};
 use crate::variant::{CheckInfo, Effects, Promotions, Variant};
 
 use super::piece_tables;
@@ -194,6 +194,33 @@ impl Variant for Grunt {
     }
 
     fn state(pos: &Pos) -> VariantState {
-        VariantState { xp: Some(ByColor::from_array(pos.ext().xp)), ..VariantState::default() }
+        let board = pos.board();
+        let last = |c: Color| Board8x8::tables().rank[if c == Color::White { 7 } else { 0 }];
+        let waiting = Color::ALL
+            .iter()
+            .flat_map(|c| (board.pieces(*c, role::PAWN) & last(*c)).squares())
+            .map(|sq| Board8x8::name(sq).to_string())
+            .collect();
+        VariantState {
+            xp: Some(ByColor::from_array(pos.ext().xp)),
+            xp_prices: Some(
+                LADDER
+                    .iter()
+                    .map(|(from, to, xp)| XpPrice {
+                        from: GRUNT_PIECES[*from].letter,
+                        to: GRUNT_PIECES[*to].letter,
+                        xp: *xp,
+                    })
+                    .collect(),
+            ),
+            muster_xp: Some(MUSTER_XP),
+            pieces_on_board: Some(ByColor {
+                white: board.by_color(Color::White).count(),
+                black: board.by_color(Color::Black).count(),
+            }),
+            muster_limit: Some(MUSTER_LIMIT),
+            waiting_pawns: Some(waiting),
+            ..VariantState::default()
+        }
     }
 }

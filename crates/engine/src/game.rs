@@ -96,6 +96,11 @@ impl<V: Variant> Game<V> {
         &self.start
     }
 
+    /// Repetition keys of the positions at the start of every earlier turn of the game.
+    pub fn history(&self) -> &[u64] {
+        &self.history
+    }
+
     /// The actions played so far.
     pub fn actions(&self) -> &[Move] {
         &self.actions

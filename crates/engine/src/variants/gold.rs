@@ -66,7 +66,7 @@ fn relative_ranks(color: Color, ranks: &[usize]) -> u64 {
 /// Squares where `color` may place a piece of `role` (before emptiness and check): the first
 /// three ranks (pawns the second and third), or anywhere (pawns ranks 2-7) in Anything Goes.
 #[inline(always)]
-pub(crate) fn placement_zone(role: usize, color: Color, anywhere: bool) -> u64 {
+pub fn placement_zone(role: usize, color: Color, anywhere: bool) -> u64 {
     if anywhere {
         if role == PAWN { relative_ranks(color, &[1, 2, 3, 4, 5, 6]) } else { Board8x8::tables().all }
     } else if role == PAWN {

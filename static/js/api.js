@@ -18,16 +18,17 @@ export class ApiError extends Error {
  * @param {string} url the endpoint, e.g. "/api/local"
  * @param {string} variant variant id
  * @param {string[]} actions the whole game so far, in action notation
+ * @param {number|null} [seed] the seed of a variant with random events (a finished online game's)
  * @returns {Promise<object>} the engine snapshot
  * @throws {ApiError}
  */
-export async function fetchLocalState(url, variant, actions) {
+export async function fetchLocalState(url, variant, actions, seed = null) {
   let response;
   try {
     response = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ variant, actions }),
+      body: JSON.stringify(seed === null || seed === undefined ? { variant, actions } : { variant, actions, seed }),
       credentials: "same-origin",
     });
   } catch (e) {

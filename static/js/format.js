@@ -27,12 +27,19 @@ const REASONS = {
   abandoned: "Game abandoned",
   agreement: "Draw by agreement",
   aborted: "Game aborted",
+  // Online play (docs/api.md): endings judged by the server rather than the rules.
+  abort: "Game aborted",
+  no_start: "No first move in time",
+  flag: "Time out",
+  flag_insufficient_material: "Time out, but the opponent could not have won",
+  claim_draw: "Draw: the opponent left",
+  threefold_repetition: "Threefold repetition",
 };
 
 /** A readable name for a game-end reason code. */
 export function reasonText(reason, status) {
   if (reason && REASONS[reason]) return REASONS[reason];
-  if (reason) return reason.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
+  if (reason) return reason.replace(/[-_]/g, " ").replace(/^./, (c) => c.toUpperCase());
   if (status && status !== "ongoing") return status.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
   return "";
 }

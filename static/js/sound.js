@@ -79,6 +79,11 @@ const VOICES = {
   end(ac, t) {
     [523, 659, 784, 1047].forEach((f, i) => tone(ac, t + i * 0.11, { freq: f, gain: 0.12, length: 0.6, type: "triangle" }));
   },
+  // Online play: the opponent joined, an offer arrived.
+  notify(ac, t) {
+    tone(ac, t, { freq: 660, gain: 0.1, length: 0.18, type: "triangle" });
+    tone(ac, t + 0.1, { freq: 990, gain: 0.1, length: 0.3, type: "triangle" });
+  },
   error(ac, t) {
     tone(ac, t, { freq: 220, type: "sawtooth", gain: 0.04, length: 0.15 });
   },
@@ -88,7 +93,7 @@ const VOICES = {
 export const sounds = {
   muted: readMuted(),
 
-  /** @param {"move"|"capture"|"place"|"check"|"end"|"error"} name */
+  /** @param {"move"|"capture"|"place"|"check"|"end"|"notify"|"error"} name */
   play(name) {
     if (this.muted) return;
     const voice = VOICES[name];

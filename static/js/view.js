@@ -132,11 +132,17 @@ export class GameView {
    * @param {boolean} [options.sound] play the sound of the last action (default true)
    * @param {string[]} [options.line] the whole game when `state` is an earlier position being
    *   looked at (the move list shows all of it, with the shown position marked)
+   * @param {string|null} [options.status] the status line instead of "White to move" (online
+   *   play: "Your turn", "Waiting for an opponent")
+   * @param {{score: string, reason: string, winner: string}|null} [options.result] the result to
+   *   show instead of the one the engine's state implies (online play: resignation, time, abort)
    */
-  show(state, { interactive = state.status === "ongoing", sound = true, line = state.actions } = {}) {
+  show(state, { interactive = state.status === "ongoing", sound = true, line = state.actions, status = null, result = null } = {}) {
     const previous = this.state;
     this.state = { ...state, interactive };
     this.line = line;
+    this.statusText = status;
+    this.resultText = result;
     const browsing = line.length !== state.actions.length;
     this.root.classList.toggle("browsing", browsing);
     this.board.set({
@@ -223,24 +229,26 @@ export class GameView {
     const result = this.q(".cg-result");
     const banner = this.q(".cg-banner");
     if (s.status === "ongoing") {
-      status.textContent = `${colorName(s.side)} to move${s.check ? " \u00b7 check" : ""}`;
+      status.textContent = this.statusText ?? `${colorName(s.side)} to move${s.check ? " \u00b7 check" : ""}`;
       status.classList.toggle("check", !!s.check);
       result.hidden = true;
       result.textContent = "";
       banner.hidden = true;
       return;
     }
-    status.textContent = "Game over";
+    status.textContent = this.statusText ?? "Game over";
     status.classList.remove("check");
-    const reason = reasonText(s.reason, s.status);
-    const winner = s.winner ? `${colorName(s.winner)} wins` : "Draw";
+    const given = this.resultText;
+    const score = given?.score ?? scoreText(s.winner);
+    const reason = given?.reason ?? reasonText(s.reason, s.status);
+    const winner = given?.winner ?? (s.winner ? `${colorName(s.winner)} wins` : "Draw");
     result.hidden = false;
     result.dataset.winner = s.winner ?? "draw";
     result.innerHTML = "";
-    result.append(textEl("strong", "cg-result-score", scoreText(s.winner)), textEl("span", "cg-result-reason", reason), textEl("span", "cg-result-winner", winner));
-    this.q(".cg-banner-score").textContent = scoreText(s.winner);
+    result.append(textEl("strong", "cg-result-score", score), textEl("span", "cg-result-reason", reason), textEl("span", "cg-result-winner", winner));
+    this.q(".cg-banner-score").textContent = score;
     this.q(".cg-banner-reason").textContent = reason;
-    this.q(".cg-banner-winner").textContent = s.winner ? `${winner}!` : "The game is drawn.";
+    this.q(".cg-banner-winner").textContent = given ? winner : s.winner ? `${winner}!` : "The game is drawn.";
     const actions = this.q(".cg-banner-actions");
     actions.replaceChildren();
     for (const control of this.controls.filter((c) => c.onBanner)) {
@@ -304,7 +312,8 @@ export class GameView {
     if (s.status !== "ongoing" && shownPly === s.actions.length) {
       const end = document.createElement("li");
       end.className = "cg-move-result";
-      end.textContent = `${scoreText(s.winner)} \u00b7 ${reasonText(s.reason, s.status)}`;
+      const given = this.resultText;
+      end.textContent = `${given?.score ?? scoreText(s.winner)} \u00b7 ${given?.reason ?? reasonText(s.reason, s.status)}`;
       list.append(end);
     }
     if (rows.length === 0) {

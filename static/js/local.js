@@ -33,6 +33,12 @@ export class LocalGame {
       ],
     });
     this.view.setMode("Local game \u00b7 pass and play");
+    // Two computers: the same variant online, through the "play with a friend" form.
+    const online = document.createElement("a");
+    online.className = "cg-online-link";
+    online.href = `/game/new?variant=${encodeURIComponent(this.variant)}`;
+    online.textContent = "Play online with a friend";
+    this.view.q(".cg-controls").after(online);
     this.view.onBrowse = (ply) => this.browse(ply);
     this.earlier = new Map(); // ply -> state, for looking back (cleared when the game changes)
     this.updateSoundButton();

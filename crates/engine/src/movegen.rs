@@ -4,7 +4,7 @@
 //! check and pin masks where the variant captures like FIDE chess, and from playing each move
 //! where it does not (Conqueror). Variants add their own actions through [`Variant::gen_extra`].
 
-use crate::action::{Move, MoveList};
+use crate::action::{Move, MoveKind, MoveList};
 use crate::bitboard::BitBoard;
 use crate::geometry::{GeoTables, Geometry};
 use crate::pieces::{MAX_ROLES, Role};
@@ -101,6 +101,28 @@ pub fn legal_moves<V: Variant>(pos: &Position<V>, out: &mut MoveList) {
     }
 }
 
+/// Fills `out` with the legal captures and promotions only (for a search's quiescence): the
+/// subset of [`legal_moves`] whose destination holds an enemy piece, captures en passant, or
+/// promotes (a pawn's step to the last rank without promoting is not included).
+pub fn legal_noisy_moves<V: Variant>(pos: &Position<V>, out: &mut MoveList) {
+    out.clear();
+    if V::variant_outcome(pos).is_some() {
+        return;
+    }
+    if V::CUSTOM_MOVEGEN {
+        V::gen_custom(pos, out);
+        let theirs = pos.board.by_color(!pos.turn);
+        out.retain(|m| matches!(m.kind, MoveKind::EnPassant | MoveKind::Promotion) || theirs.contains(m.to));
+    } else if !V::CHECK {
+        generate_kinds::<V, false, true>(pos, out);
+    } else if V::PIN_LEGALITY {
+        generate_kinds::<V, true, true>(pos, out);
+    } else {
+        generate_kinds::<V, false, true>(pos, out);
+        out.retain(|m| pos.is_legal_by_play(*m));
+    }
+}
+
 /// Fills `out` with the pseudo-legal turn actions: legal but for the safety of the mover's king.
 pub fn pseudo_legal_moves<V: Variant>(pos: &Position<V>, out: &mut MoveList) {
     out.clear();
@@ -150,6 +172,13 @@ fn compute_pins<V: Variant>(pos: &Position<V>, t: &GeoTables<Bb<V>>, king: Squar
 
 #[inline(always)]
 fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList) {
+    generate_kinds::<V, PINS, false>(pos, out);
+}
+
+/// The generator. `NOISY`: only captures and promotions (no quiet moves, castling or the
+/// variant's extra actions).
+#[inline(always)]
+fn generate_kinds<V: Variant, const PINS: bool, const NOISY: bool>(pos: &Position<V>, out: &mut MoveList) {
     let t = V::Geo::tables();
     let us = pos.turn;
     let them = !us;
@@ -193,15 +222,22 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
                 let (quiet, caps) = reach::<V>(r, us, from, occ);
                 let ray = if PINS && pins.pinned.contains(from) { pins.ray(from) } else { t.all };
                 if verify {
-                    for to in (quiet & !occ & target & ray).squares() {
-                        out.push(Move::normal(from, to));
+                    if !NOISY {
+                        for to in (quiet & !occ & target & ray).squares() {
+                            out.push(Move::normal(from, to));
+                        }
                     }
                     for to in (caps & theirs).squares() {
                         push_verified(pos, Move::normal(from, to), out);
                     }
                 } else {
-                    let dests = if info.symmetric { quiet & (!occ | theirs) } else { (quiet & !occ) | (caps & theirs) }
-                        & target
+                    let dests = if NOISY {
+                        caps & theirs
+                    } else if info.symmetric {
+                        quiet & (!occ | theirs)
+                    } else {
+                        (quiet & !occ) | (caps & theirs)
+                    } & target
                         & ray;
                     for to in dests.squares() {
                         out.push(Move::normal(from, to));
@@ -214,14 +250,14 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
             let pawns = pos.board.pieces(us, V::PAWN);
             if PINS {
                 let capture_target = if verify { t.all } else { target };
-                gen_pawns(pos, t, pawns & !pins.pinned, target, capture_target, verify, out);
+                gen_pawns(pos, t, pawns & !pins.pinned, target, capture_target, verify, NOISY, out);
                 for p in (pawns & pins.pinned).squares() {
                     let ray = pins.ray(p);
                     let capture_target = if verify { t.all } else { target & ray };
-                    gen_pawns(pos, t, Bb::<V>::from_square(p), target & ray, capture_target, verify, out);
+                    gen_pawns(pos, t, Bb::<V>::from_square(p), target & ray, capture_target, verify, NOISY, out);
                 }
             } else {
-                gen_pawns(pos, t, pawns, target, target, false, out);
+                gen_pawns(pos, t, pawns, target, target, false, NOISY, out);
             }
             if let Some(ep) = pos.ep {
                 gen_en_passant(pos, ep, if PINS && V::CHECK { king } else { None }, out);
@@ -232,16 +268,20 @@ fn generate<V: Variant, const PINS: bool>(pos: &Position<V>, out: &mut MoveList)
     if let Some(k) = king {
         let (att, _) = reach::<V>(V::KING, us, k, occ);
         let kbit = Bb::<V>::from_square(k);
-        for to in (att & (!occ | theirs)).squares() {
+        let king_dests = if NOISY { att & theirs } else { att & (!occ | theirs) };
+        for to in king_dests.squares() {
             if verify && theirs.contains(to) {
                 push_verified(pos, Move::normal(k, to), out);
             } else if !PINS || pos.attackers(to, them, occ ^ kbit).is_zero() {
                 out.push(Move::normal(k, to));
             }
         }
-        if checkers.is_zero() {
+        if checkers.is_zero() && !NOISY {
             gen_castling(pos, t, k, occ, out);
         }
+    }
+    if NOISY {
+        return;
     }
 
     let block = if checkers.is_zero() {
@@ -266,7 +306,14 @@ fn push_verified<V: Variant>(pos: &Position<V>, m: Move, out: &mut MoveList) {
 }
 
 #[inline(always)]
-fn push_promotions<V: Variant>(pos: &Position<V>, from: Square, to: Square, verify: bool, out: &mut MoveList) {
+fn push_promotions<V: Variant>(
+    pos: &Position<V>,
+    from: Square,
+    to: Square,
+    verify: bool,
+    with_stay: bool,
+    out: &mut MoveList,
+) {
     let captured = pos.board.role_at(to);
     let p = V::promotions(pos, to, captured);
     let mut roles = p.roles;
@@ -276,7 +323,7 @@ fn push_promotions<V: Variant>(pos: &Position<V>, from: Square, to: Square, veri
         let m = Move::promotion(from, to, Role(r as u8));
         if verify { push_verified(pos, m, out) } else { out.push(m) }
     }
-    if p.stay {
+    if p.stay && with_stay {
         let m = Move::normal(from, to);
         if verify { push_verified(pos, m, out) } else { out.push(m) }
     }
@@ -290,6 +337,7 @@ fn gen_pawns<V: Variant>(
     target: Bb<V>,
     capture_target: Bb<V>,
     verify: bool,
+    noisy: bool,
     out: &mut MoveList,
 ) {
     if pawns.is_zero() {
@@ -317,14 +365,16 @@ fn gen_pawns<V: Variant>(
             Square::new((u32::from(to.index()) + steps) as u8)
         }
     };
-    for to in (single & !last).squares() {
-        out.push(Move::normal(back(to, files), to));
+    if !noisy {
+        for to in (single & !last).squares() {
+            out.push(Move::normal(back(to, files), to));
+        }
+        for to in double.squares() {
+            out.push(Move::normal(back(to, 2 * files), to));
+        }
     }
     for to in (single & last).squares() {
-        push_promotions(pos, back(to, files), to, false, out);
-    }
-    for to in double.squares() {
-        out.push(Move::normal(back(to, 2 * files), to));
+        push_promotions(pos, back(to, files), to, false, !noisy, out);
     }
     // Captures towards the a-file and towards the last file.
     let (left, right, left_step, right_step) = if white {
@@ -339,7 +389,7 @@ fn gen_pawns<V: Variant>(
             if verify { push_verified(pos, m, out) } else { out.push(m) }
         }
         for to in (caps & last).squares() {
-            push_promotions(pos, back(to, step), to, verify, out);
+            push_promotions(pos, back(to, step), to, verify, true, out);
         }
     }
 }

@@ -5,8 +5,11 @@
 
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
+use chessgold_engine::MoveKind;
+use chessgold_engine::bitboard::BitBoard;
 use chessgold_engine::game::move_text;
 use chessgold_engine::geometry::Geometry;
+use chessgold_engine::movegen::legal_noisy_moves;
 use chessgold_engine::variants::chessception::Chessception;
 use chessgold_engine::variants::class_warfare::ClassWarfare;
 use chessgold_engine::variants::electrum::Electrum;
@@ -55,6 +58,24 @@ fn check_position<V: Variant>(game: &Game<V>, rng: &mut Rng) {
     let reparsed = Position::<V>::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
     assert_eq!(reparsed.fen(), fen);
     assert_eq!(&reparsed, pos, "position text {fen} does not round-trip");
+    // The noisy subset: exactly the legal captures, en passant captures and promotions.
+    let mut noisy = Vec::new();
+    legal_noisy_moves(pos, &mut noisy);
+    let theirs = pos.board().by_color(!pos.turn());
+    let mut expected: Vec<String> = game
+        .legal()
+        .iter()
+        .filter(|m| {
+            matches!(m.kind, MoveKind::EnPassant | MoveKind::Promotion) || (m.is_board_move() && theirs.contains(m.to))
+        })
+        .map(|m| move_text::<V>(*m))
+        .collect();
+    let mut got: Vec<String> = noisy.iter().map(|m| move_text::<V>(*m)).collect();
+    expected.sort();
+    got.sort();
+    if game.outcome().is_none() {
+        assert_eq!(got, expected, "noisy moves of {fen}");
+    }
     let legal = game.legal_texts();
     let mut sorted = legal.clone();
     sorted.dedup();

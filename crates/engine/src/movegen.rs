@@ -250,14 +250,14 @@ fn generate_kinds<V: Variant, const PINS: bool, const NOISY: bool>(pos: &Positio
             let pawns = pos.board.pieces(us, V::PAWN);
             if PINS {
                 let capture_target = if verify { t.all } else { target };
-                gen_pawns(pos, t, pawns & !pins.pinned, target, capture_target, verify, NOISY, out);
+                gen_pawns(pos, t, pawns & !pins.pinned, (target, capture_target), verify, NOISY, out);
                 for p in (pawns & pins.pinned).squares() {
                     let ray = pins.ray(p);
                     let capture_target = if verify { t.all } else { target & ray };
-                    gen_pawns(pos, t, Bb::<V>::from_square(p), target & ray, capture_target, verify, NOISY, out);
+                    gen_pawns(pos, t, Bb::<V>::from_square(p), (target & ray, capture_target), verify, NOISY, out);
                 }
             } else {
-                gen_pawns(pos, t, pawns, target, target, false, NOISY, out);
+                gen_pawns(pos, t, pawns, (target, target), false, NOISY, out);
             }
             if let Some(ep) = pos.ep {
                 gen_en_passant(pos, ep, if PINS && V::CHECK { king } else { None }, out);
@@ -334,8 +334,7 @@ fn gen_pawns<V: Variant>(
     pos: &Position<V>,
     t: &GeoTables<Bb<V>>,
     pawns: Bb<V>,
-    target: Bb<V>,
-    capture_target: Bb<V>,
+    (target, capture_target): (Bb<V>, Bb<V>),
     verify: bool,
     noisy: bool,
     out: &mut MoveList,

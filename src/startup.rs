@@ -80,6 +80,9 @@ pub struct Application {
     port: u16,
     server: Server,
     state: web::Data<AppState>,
+    /// Whether start-up gave the downtime back to running games (it retries in the background
+    /// when the database did not answer then).
+    downtime_forgiven: bool,
 }
 
 impl std::fmt::Debug for Application {
@@ -123,7 +126,15 @@ impl Application {
         };
         let game_settings = Arc::new(settings.game.clone());
         let rounds = Rounds::new(RoundCtx { pool: pool.clone(), broker: broker.clone(), cfg: game_settings.clone() });
-        game::sweeper::forgive_downtime(rounds.ctx()).await?;
+        // A database that is down at start-up does not stop the server (`/healthz` reports it);
+        // the time-keeping task retries then.
+        let downtime_forgiven = match game::sweeper::forgive_downtime(rounds.ctx()).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = format!("{e:#}"), "could not give downtime back at start-up");
+                false
+            }
+        };
         let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
         let state = web::Data::new(AppState {
             pool,
@@ -143,7 +154,7 @@ impl Application {
         let port = listener.local_addr().context("reading the bound address")?.port();
         let server = run(listener, state.clone(), store, key, &settings, redis_sessions)?;
         tracing::info!(port, broker = state.broker.kind(), redis_sessions, "listening");
-        Ok(Application { port, server, state })
+        Ok(Application { port, server, state, downtime_forgiven })
     }
 
     /// The port actually bound.
@@ -169,8 +180,7 @@ impl Application {
         tokio::select! {
             result = self.server => result,
             () = housekeeping => Ok(()),
-            () = game::sweeper::heartbeat(ctx.clone()) => Ok(()),
-            () = game::sweeper::sweep_forever(ctx) => Ok(()),
+            () = game::sweeper::keep_time(ctx, self.downtime_forgiven) => Ok(()),
         }
     }
 }

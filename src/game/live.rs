@@ -851,6 +851,23 @@ mod tests {
     }
 
     #[test]
+    fn an_equip_keeps_the_turn_and_its_clock_running() {
+        let c = cfg();
+        let mut g = game("lootbox", TimeControl::new(6000, 100));
+        let fen = "n3k3/8/8/8/p7/8/8/R3K3 w - - 0 1 gold=4/3 boxes=- inventory=crossbow/- items=- countdown=3 words=1";
+        g.engine = g.info.seeded_game_from_fen(fen, 7).unwrap();
+        g.turns = 2;
+        g.turn_at = Some(at(0.0));
+        g.play(Color::White, "crossbow@a1", 0, None, at(5.0), &c).unwrap();
+        assert_eq!((g.turns, g.turn_at, g.engine.turn()), (2, Some(at(0.0)), Color::White));
+        assert_eq!(g.clocks, Some([6000, 6000]), "nothing charged yet");
+        assert_eq!(g.actions[0].clocks, Some([5500, 6000]), "the record shows the running clock");
+        g.play(Color::White, "a1a4", 1, None, at(8.0), &c).unwrap();
+        assert_eq!((g.turns, g.engine.turn()), (3, Color::Black));
+        assert_eq!(g.clocks, Some([6000 - 800 + 100, 6000]), "the whole turn is charged once");
+    }
+
+    #[test]
     fn out_of_turn_stale_and_duplicate_actions() {
         let mut g = game("standard", None);
         let c = cfg();

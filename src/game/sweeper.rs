@@ -25,6 +25,20 @@ pub async fn forgive_downtime(ctx: &RoundCtx) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The time-keeping of an instance, forever: gives downtime back first when start-up could not
+/// (the database was unreachable then; retried until it answers), then the heartbeat and the
+/// sweeper side by side.
+pub async fn keep_time(ctx: RoundCtx, forgiven: bool) {
+    if !forgiven {
+        let pause = Duration::from_millis(ctx.cfg.heartbeat_interval_ms.max(100));
+        while let Err(e) = forgive_downtime(&ctx).await {
+            tracing::warn!(error = format!("{e:#}"), "giving downtime back failed, retrying");
+            tokio::time::sleep(pause).await;
+        }
+    }
+    tokio::join!(heartbeat(ctx.clone()), sweep_forever(ctx));
+}
+
 /// Records that this instance is alive, forever.
 pub async fn heartbeat(ctx: RoundCtx) {
     let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.heartbeat_interval_ms.max(100)));

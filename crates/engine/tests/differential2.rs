@@ -721,6 +721,9 @@ fn grunt_moves_checks_and_musters() {
     assert!(legal_has(&r, "G@d1"));
     let (_, r) = agree(Var::Grunt, "4k3/8/8/8/8/8/PPPPPPPP/3GK3 w - - 0 1 xp=20/0", "");
     assert!(!legal_has(&r, "G@f1"));
+    // Bare kings play on: XP can still muster.
+    let (e, _) = agree(Var::Grunt, "4k3/8/8/8/8/8/8/4K3 w - - 0 1 xp=0/0", "e1e2 e8e7");
+    assert_eq!(e.snapshot().status, "ongoing");
     // A pawn on the last rank waits for 3 XP.
     let (e, r) = agree(Var::Grunt, "4k3/P7/8/8/8/8/8/4K3 w - - 0 1 xp=2/0", "a7a8 e8e7");
     assert_eq!(e.fen(), "P7/4k3/8/8/8/8/8/4K3 w - - 1 2 xp=2/0");
@@ -764,6 +767,13 @@ fn class_warfare_rules() {
     assert_eq!(r.outcome(), Some((Some(Color::White), "no-move")));
     let (_, r) = agree(Var::ClassWarfare, "KN6/RB6/8/7p w - - 0 10", "");
     assert_eq!(r.outcome(), Some((Some(Color::Black), "no-move")));
+    // The move limit comes before White's lack of a move, a king capture before the move limit.
+    let (_, r) = agree(Var::ClassWarfare, "KN6/RB6/8/p7 b - - 0 49", "a1b1");
+    assert_eq!(r.outcome(), Some((Some(Color::Black), "no-move")));
+    let (_, r) = agree(Var::ClassWarfare, "KN6/RB6/8/p7 b - - 0 50", "a1b1");
+    assert_eq!(r.outcome(), Some((Some(Color::White), "move-limit")));
+    let (_, r) = agree(Var::ClassWarfare, "8/8/8/3pK3 b - - 0 50", "d1e1");
+    assert_eq!(r.outcome(), Some((Some(Color::Black), "king-captured")));
 }
 
 /// The `tests/perft` data files of the three variants against the reference (`tests/perft.rs`
@@ -797,4 +807,22 @@ fn perft_data_files_agree_with_the_reference() {
         }
     }
     assert!(checked >= 30, "only {checked} perft lines within the budget");
+}
+
+#[test]
+fn position_texts_both_refuse() {
+    for (var, fen) in [
+        (Var::Electrum, "wcbskgmn1/ppppppppp/9/9/9/9/9/PPPPPPPPP/RNMGKSBCW w Qk - 0 1"),
+        (Var::Electrum, "wcbskgmnr/ppppppppp/9/9/9/9/9/PPPPPPPPP/RNMGKSBCW w Qk - 0 1 xp=0/1"),
+        (Var::Electrum, "wcbskgmnr/ppppppppp/9/9/9/9/9/PPPPPPPPP/RNMGKSBCQ w Qk - 0 1"),
+        (Var::Electrum, "wcbskgmnr/ppppppppp/9/9/9/9/9/PPPPPPPP/RNMGKSBCW w Qk - 0 1"),
+        (Var::Grunt, "1nbgkbn1/pppppppp/8/8/8/8/PPPPPPPP/1NBGKBN1 w - - 0 1"),
+        (Var::Grunt, "1nbgkbn1/pppppppp/8/8/8/8/PPPPPPPP/1NBGKBN1 w KQ - 0 1 xp=0/1"),
+        (Var::ClassWarfare, "pppppppp/8/8/RNBQKBNR b KQ - 0 1"),
+        (Var::ClassWarfare, "pppppppp/8/8/RNBQKBNR b - - 0 1 xp=0/0"),
+        (Var::ClassWarfare, "pppppppp/8/8/8/RNBQKBNR b - - 0 1"),
+    ] {
+        assert!(variant(var.id()).expect("registered").game_from_fen(fen).is_err(), "engine reads {fen}");
+        assert!(RefGame::from_fen(var, fen).is_err(), "reference reads {fen}");
+    }
 }

@@ -11,6 +11,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod game;
+pub mod lobby;
 pub mod metrics;
 pub mod middleware;
 pub mod operator;

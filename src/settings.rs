@@ -126,6 +126,8 @@ pub struct GameSettings {
     pub lag_quota_cs: i32,
     /// How often the sweeper looks for games to end (milliseconds).
     pub sweeper_interval_ms: u64,
+    /// How often the lobby's matcher pairs the pools (milliseconds).
+    pub matcher_interval_ms: u64,
     /// How often this instance records that it is alive (milliseconds).
     pub heartbeat_interval_ms: u64,
     /// A round with no socket stops after this many seconds.
@@ -158,6 +160,7 @@ impl Default for GameSettings {
             lag_per_move_cs: 100,
             lag_quota_cs: 300,
             sweeper_interval_ms: 1000,
+            matcher_interval_ms: 1000,
             heartbeat_interval_ms: 1000,
             round_idle_secs: 30,
             socket_idle_secs: 20,

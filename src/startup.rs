@@ -1,6 +1,8 @@
 //! Building and running the application: `Application::build(settings)` binds the listener
 //! (port 0 picks a free one), reports the real port, and runs until stopped.
 
+use crate::lobby::pools::{MemoryPools, Pools, RedisPools};
+use crate::lobby::{Lobby, LobbyCtx};
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,6 +62,8 @@ pub struct AppState {
     pub guest_key: GuestKey,
     /// Mark cookies `Secure`.
     pub secure_cookies: bool,
+    /// Seeks and quick pairing.
+    pub lobby: Arc<Lobby>,
 }
 
 /// The client's address: the peer, or the first `X-Forwarded-For` entry when trusted.
@@ -103,18 +107,19 @@ impl Application {
             db::migrate(&pool).await?;
         }
         let prefix = settings.redis.key_prefix.clone();
-        let (broker, store): (Arc<dyn Broker>, AnySessionStore) = match settings.redis.url() {
+        let (broker, store, pools): (Arc<dyn Broker>, AnySessionStore, Arc<dyn Pools>) = match settings.redis.url() {
             Some(url) => {
                 let broker = RedisBroker::connect(url, &prefix).await?;
+                let pools = RedisPools::connect(url, &prefix).await?;
                 let session_prefix = format!("{prefix}session:");
                 let store = RedisSessionStore::builder(url.to_string())
                     .cache_keygen(move |key| format!("{session_prefix}{key}"))
                     .build()
                     .await
                     .context("connecting the Redis session store")?;
-                (Arc::new(broker), AnySessionStore::Redis(store))
+                (Arc::new(broker), AnySessionStore::Redis(store), Arc::new(pools))
             }
-            None => (Arc::new(MemoryBroker::new()), AnySessionStore::Cookie),
+            None => (Arc::new(MemoryBroker::new()), AnySessionStore::Cookie, Arc::new(MemoryPools::default())),
         };
         let redis_sessions = matches!(store, AnySessionStore::Redis(_));
         let key = match settings.application.session_key.expose_secret() {
@@ -136,6 +141,7 @@ impl Application {
             }
         };
         let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
+        let lobby = Lobby::start(broker.clone(), pools);
         let state = web::Data::new(AppState {
             pool,
             broker,
@@ -148,6 +154,7 @@ impl Application {
             rounds,
             guest_key,
             secure_cookies: settings.application.secure_cookies,
+            lobby,
         });
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
@@ -160,6 +167,11 @@ impl Application {
     /// The port actually bound.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The shared state (tests look into the lobby's pools).
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
     }
 
     /// Serves until SIGTERM/SIGINT (graceful: running requests get the shutdown timeout), with the
@@ -177,10 +189,13 @@ impl Application {
             }
         };
         let ctx = self.state.rounds.ctx().clone();
+        let lobby =
+            LobbyCtx { pool: self.state.pool.clone(), lobby: self.state.lobby.clone(), cfg: self.state.game.clone() };
         tokio::select! {
             result = self.server => result,
             () = housekeeping => Ok(()),
             () = game::sweeper::keep_time(ctx, self.downtime_forgiven) => Ok(()),
+            () = crate::lobby::keep_lobby(lobby) => Ok(()),
         }
     }
 }

@@ -18,6 +18,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             )
             .route("/local", web::post().to(local::play))
             .route("/game/{id}", web::get().to(crate::game::http::export))
+            .configure(crate::lobby::http::routes)
             .default_service(web::to(api_not_found)),
     );
 }

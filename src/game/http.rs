@@ -31,6 +31,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/game/new", web::post().to(create))
         .route("/game/{id}/join", web::post().to(join))
         .route("/socket/game/{id}", web::get().to(super::socket::open))
+        .route("/socket/lobby", web::get().to(crate::lobby::socket::open))
         .route("/{id:[0-9A-Za-z]{8}}", web::get().to(page))
         .route("/{id:[0-9A-Za-z]{12}}", web::get().to(player_page));
 }
@@ -232,6 +233,12 @@ async fn join(
         Err(CommitError::Other(e)) => return Err(PageError::Internal(e)),
     }
     tracing::info!(game.id = %id, "game joined");
+    let players: Vec<_> = live.seats.iter().flatten().filter_map(Seat::player).collect();
+    let lobby =
+        crate::lobby::LobbyCtx { pool: state.pool.clone(), lobby: state.lobby.clone(), cfg: state.game.clone() };
+    if let Err(e) = crate::lobby::players_started(&lobby, &players).await {
+        tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
+    }
     let mut resp = see_other(&format!("/{id}"));
     if let Some(c) = cookie {
         resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;

@@ -173,7 +173,7 @@ async fn serve(
 
 /// A token bucket on the monotonic clock: `burst` tokens, refilled at `per_second`.
 #[derive(Debug)]
-struct Bucket {
+pub struct Bucket {
     tokens: f64,
     burst: f64,
     per_second: f64,
@@ -181,13 +181,13 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn new(per_second: u32, burst: u32) -> Bucket {
+    pub fn new(per_second: u32, burst: u32) -> Bucket {
         let burst = f64::from(burst.max(1));
         Bucket { tokens: burst, burst, per_second: f64::from(per_second.max(1)), at: Instant::now() }
     }
 
     /// Takes a token when one is there.
-    fn take(&mut self) -> bool {
+    pub fn take(&mut self) -> bool {
         let now = Instant::now();
         self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.per_second).min(self.burst);
         self.at = now;

@@ -118,6 +118,19 @@ pub struct HomePage {
     pub coming: Vec<(&'static str, &'static str)>,
     /// The hero picture: a Chess Gold game in progress.
     pub hero: String,
+    /// The quick-pairing time controls: (`3+2`, speed name).
+    pub times: Vec<(String, &'static str)>,
+}
+
+/// Lichess's speed of a time control (by the estimated game length, limit + 40 increments).
+pub fn speed(minutes: i32, increment: i32) -> &'static str {
+    match minutes * 60 + 40 * increment {
+        ..29 => "UltraBullet",
+        29..179 => "Bullet",
+        179..479 => "Blitz",
+        479..1499 => "Rapid",
+        _ => "Classical",
+    }
 }
 
 /// A Chess Gold middlegame for the home page: armies bought and placed on both sides.
@@ -134,6 +147,7 @@ async fn home(session: Session) -> Result<HttpResponse, PageError> {
         variants: variants().iter().map(card).collect(),
         coming,
         hero,
+        times: crate::game::TIME_CONTROLS.iter().map(|&(m, s)| (format!("{m}+{s}"), speed(m, s))).collect(),
     })
 }
 

@@ -31,6 +31,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The settings the app was built with.
     pub settings: Settings,
+    /// The application's shared state.
+    pub state: actix_web::web::Data<chessgold::startup::AppState>,
 }
 
 /// The repository root.
@@ -118,6 +120,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     adjust(&mut settings);
     let app = Application::build(settings.clone()).await.expect("the app builds");
     let port = app.port();
+    let state = app.state();
     tokio::spawn(app.run_until_stopped());
     let db_pool = PgPoolOptions::new().max_connections(2).connect(&db_url).await.expect("test pool connects");
     let client = reqwest::Client::builder()
@@ -125,7 +128,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
         .cookie_store(true)
         .build()
         .expect("client builds");
-    TestApp { address: format!("http://127.0.0.1:{port}"), port, db_pool, db_url, client, settings }
+    TestApp { address: format!("http://127.0.0.1:{port}"), port, db_pool, db_url, client, settings, state }
 }
 
 /// Finds the CSRF token in a page.
@@ -136,6 +139,11 @@ pub fn scrape_csrf(html: &str) -> Option<String> {
 }
 
 impl TestApp {
+    /// Whether nobody waits in the lobby's pools (of this instance's store).
+    pub async fn state_pools_empty(&self) -> bool {
+        self.state.lobby.pools.entries().await.expect("the pools answer").is_empty()
+    }
+
     /// Absolute URL of a path.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
@@ -216,6 +224,7 @@ impl TestApp {
                 .build()
                 .expect("client builds"),
             settings: self.settings.clone(),
+            state: self.state.clone(),
         }
     }
 

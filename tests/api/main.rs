@@ -3,6 +3,7 @@ mod browser;
 mod cli;
 mod health;
 mod helpers;
+mod lobby;
 mod local_play;
 mod pages;
 mod redis;

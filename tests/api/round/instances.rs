@@ -8,7 +8,7 @@ use super::{Browser, play_line, stored_result};
 use crate::helpers::{TestApp, redis_url, spawn_app_with, spawn_app_with_redis};
 
 /// A second instance on the same database and Redis prefix as `first`.
-async fn second_instance(first: &TestApp) -> TestApp {
+pub async fn second_instance(first: &TestApp) -> TestApp {
     let db = first.db_url.clone();
     let prefix = first.settings.redis.key_prefix.clone();
     spawn_app_with(move |s| {

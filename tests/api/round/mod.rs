@@ -7,7 +7,7 @@
 
 mod chat;
 mod clocks;
-mod instances;
+pub mod instances;
 mod play;
 mod protocol;
 mod ratings;
@@ -109,9 +109,19 @@ impl Browser {
 
     /// Opens the game socket (with `?v=` when given).
     pub async fn socket(&self, id: &str, v: Option<i64>) -> Sock {
-        let ws_base = self.base.replacen("http://", "ws://", 1);
         let query = v.map(|v| format!("?v={v}")).unwrap_or_default();
-        let mut req = format!("{ws_base}/socket/game/{id}{query}").into_client_request().unwrap();
+        self.ws(&format!("/socket/game/{id}{query}")).await
+    }
+
+    /// POSTs JSON from this site's pages (with their Origin).
+    pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.http.post(self.url(path)).header("Origin", &self.base).json(body).send().await.unwrap()
+    }
+
+    /// Opens a WebSocket at `path` with this browser's cookies.
+    pub async fn ws(&self, path: &str) -> Sock {
+        let ws_base = self.base.replacen("http://", "ws://", 1);
+        let mut req = format!("{ws_base}{path}").into_client_request().unwrap();
         if let Some(cookies) = self.jar.cookies(&reqwest::Url::parse(&self.base).unwrap()) {
             req.headers_mut().insert("cookie", cookies);
         }
@@ -194,6 +204,34 @@ impl Sock {
                 Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return true,
                 Ok(Some(Ok(Message::Text(t)))) => self.seen.push(serde_json::from_str(&t).unwrap()),
                 Ok(Some(Ok(_))) => {}
+            }
+        }
+    }
+
+    /// Closes the socket (as a tab that goes away).
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+
+    /// Whether no message satisfying `pred` arrives for `dur` (the others are kept to be read).
+    pub async fn none_for(&mut self, dur: Duration, pred: impl Fn(&Value) -> bool) -> bool {
+        if self.backlog.iter().any(&pred) {
+            return false;
+        }
+        let until = tokio::time::Instant::now() + dur;
+        loop {
+            match tokio::time::timeout_at(until, self.ws.next()).await {
+                Err(_) => return true,
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    let v: Value = serde_json::from_str(&t).unwrap();
+                    self.seen.push(v.clone());
+                    if pred(&v) {
+                        return false;
+                    }
+                    self.backlog.push_back(v);
+                }
+                Ok(Some(Ok(_))) => {}
+                Ok(_) => return true,
             }
         }
     }

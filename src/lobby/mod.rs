@@ -1,0 +1,353 @@
+//! Finding a game: the lobby's seeks and quick pairing (issue 6).
+//!
+//! Seeks live in PostgreSQL (shared by every instance), each held by one lobby socket (its `sri`,
+//! a random id the page makes) that renews it while connected. Pools live in a [`pools::Pools`]
+//! store. Every change travels as a [`HubMsg`] on the broker channel `lobby`; each instance
+//! subscribes once and fans the messages out to its own lobby sockets.
+
+pub mod http;
+pub mod pools;
+pub mod socket;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chessgold_engine::Color;
+use chessgold_engine::registry::variant;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+use self::pools::{PoolEntry, Pools, Widening};
+use crate::broker::Broker;
+use crate::db;
+use crate::db::lobby::SeekRow;
+use crate::game::live::{CreateGame, PlayerRef};
+use crate::game::store::{self, CreateError};
+use crate::game::{GameId, TimeControl};
+use crate::settings::GameSettings;
+
+/// The broker channel of the lobby.
+pub const CHANNEL: &str = "lobby";
+/// How long a seek lives without its socket's renewal.
+pub const SEEK_TTL_SECS: i64 = 40;
+/// Live seeks one player may hold.
+pub const MAX_SEEKS: i64 = 5;
+
+/// A seek as it travels between instances (with its owner, never shown to others).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seek {
+    /// 8 base62 characters.
+    pub id: String,
+    /// The owner's account.
+    pub user_id: Option<Uuid>,
+    /// The owner's guest id.
+    pub guest_id: Option<String>,
+    /// The holding socket.
+    pub sri: String,
+    /// The name shown.
+    pub name: String,
+    /// The owner's rating in the variant.
+    pub rating: Option<i32>,
+    /// Provisional rating.
+    pub provisional: bool,
+    /// Variant id.
+    pub variant: String,
+    /// `3+2`, or `None` for unlimited.
+    pub time: Option<String>,
+    /// Rated.
+    pub rated: bool,
+    /// The owner's colour: `white`, `black`, `random`.
+    pub color: String,
+    /// Rating range of who may accept.
+    pub range: Option<(i32, i32)>,
+}
+
+impl Seek {
+    /// From its stored row.
+    pub fn from_row(r: &SeekRow) -> Seek {
+        let time = match (r.clock_limit, r.clock_increment) {
+            (Some(limit), Some(increment)) => Some(TimeControl { limit, increment }.show()),
+            _ => None,
+        };
+        Seek {
+            id: r.id.clone(),
+            user_id: r.user_id,
+            guest_id: r.guest_id.clone(),
+            sri: r.conn.clone(),
+            name: r.name.clone(),
+            rating: r.rating,
+            provisional: r.provisional,
+            variant: r.variant.clone(),
+            time,
+            rated: r.rated,
+            color: r.color.clone(),
+            range: r.rating_min.zip(r.rating_max),
+        }
+    }
+
+    /// Whether the viewer owns it.
+    pub fn owned_by(&self, viewer: &Viewer) -> bool {
+        self.sri == viewer.sri
+            || self.user_id.is_some_and(|u| viewer.user_id == Some(u))
+            || self.guest_id.as_ref().is_some_and(|g| viewer.guest_id.as_ref() == Some(g))
+    }
+
+    /// Why the viewer may not accept it, if they may not.
+    pub fn refusal(&self, viewer: &Viewer) -> Option<&'static str> {
+        if self.owned_by(viewer) {
+            return Some("this is your own seek");
+        }
+        if self.rated && viewer.user_id.is_none() {
+            return Some("rated games are for registered players");
+        }
+        if let Some((lo, hi)) = self.range {
+            let r = viewer.rating(&self.variant);
+            if r < lo || r > hi {
+                return Some("your rating is outside the seek's range");
+            }
+        }
+        None
+    }
+
+    /// Shown to the viewer: their own seeks, and the others they may accept.
+    pub fn visible_to(&self, viewer: &Viewer) -> bool {
+        self.owned_by(viewer) || self.refusal(viewer).is_none()
+    }
+
+    /// The client's view.
+    pub fn view(&self, viewer: &Viewer) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "user": self.user_id.is_some(),
+            "rating": self.rating,
+            "provisional": self.provisional,
+            "variant": self.variant,
+            "variant_name": variant(&self.variant).map_or(self.variant.as_str(), |v| v.name),
+            "time": self.time.as_deref().unwrap_or("unlimited"),
+            "rated": self.rated,
+            "color": self.color,
+            "range": self.range.map(|(a, b)| [a, b]),
+            "own": self.owned_by(viewer),
+        })
+    }
+}
+
+/// Who looks at the lobby: the socket and the player behind it.
+#[derive(Debug, Clone, Default)]
+pub struct Viewer {
+    /// The socket id.
+    pub sri: String,
+    /// The account.
+    pub user_id: Option<Uuid>,
+    /// The guest id.
+    pub guest_id: Option<String>,
+    /// Ratings by variant (1500 where none).
+    pub ratings: Vec<(String, i32)>,
+}
+
+impl Viewer {
+    /// The rating in a variant.
+    pub fn rating(&self, variant_id: &str) -> i32 {
+        self.ratings.iter().find(|(v, _)| v == variant_id).map_or(crate::game::rating::START, |(_, r)| *r)
+    }
+}
+
+/// What the lobby's instances tell each other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t", content = "d", rename_all = "snake_case")]
+pub enum HubMsg {
+    /// A new seek.
+    SeekAdd(Seek),
+    /// Seeks gone (accepted, cancelled, expired, their owner left or started a game).
+    SeekRemove(Vec<String>),
+    /// A game started for the sockets listed.
+    Redirect {
+        /// The sockets to send there.
+        sris: Vec<String>,
+        /// The game id.
+        game: String,
+    },
+}
+
+/// The lobby of this instance.
+#[derive(Debug)]
+pub struct Lobby {
+    broker: Arc<dyn Broker>,
+    /// The pool store.
+    pub pools: Arc<dyn Pools>,
+    local: broadcast::Sender<HubMsg>,
+}
+
+impl Lobby {
+    /// Starts the lobby: subscribes to the broker channel (retrying while the broker is away)
+    /// and fans its messages out to this instance's sockets.
+    pub fn start(broker: Arc<dyn Broker>, pools: Arc<dyn Pools>) -> Arc<Lobby> {
+        let (local, _) = broadcast::channel(1024);
+        let lobby = Arc::new(Lobby { broker: broker.clone(), pools, local: local.clone() });
+        tokio::spawn(async move {
+            loop {
+                match broker.subscribe(CHANNEL).await {
+                    Ok(mut sub) => {
+                        while let Some(text) = sub.recv().await {
+                            match serde_json::from_str::<HubMsg>(&text) {
+                                Ok(m) => {
+                                    let _ = local.send(m);
+                                }
+                                Err(e) => tracing::warn!(error = %e, "a lobby message could not be read"),
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "subscribing to the lobby failed"),
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        lobby
+    }
+
+    /// Receives what the lobby says from now on.
+    pub fn listen(&self) -> broadcast::Receiver<HubMsg> {
+        self.local.subscribe()
+    }
+
+    /// Tells every instance.
+    pub async fn publish(&self, msg: &HubMsg) {
+        match serde_json::to_string(msg) {
+            Ok(text) => {
+                if let Err(e) = self.broker.publish(CHANNEL, &text).await {
+                    tracing::warn!(error = %e, "publishing to the lobby failed");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "a lobby message could not be written"),
+        }
+    }
+
+    /// Removes seeks and says so.
+    pub async fn removed(&self, ids: Vec<String>) {
+        if !ids.is_empty() {
+            self.publish(&HubMsg::SeekRemove(ids)).await;
+        }
+    }
+}
+
+/// The player key of the pools: never paired with itself.
+pub fn player_key(who: &PlayerRef) -> String {
+    match who {
+        PlayerRef::User(id) => format!("u:{id}"),
+        PlayerRef::Guest(g) => format!("g:{g}"),
+    }
+}
+
+/// What the lobby needs from the application.
+#[derive(Debug, Clone)]
+pub struct LobbyCtx {
+    /// PostgreSQL.
+    pub pool: sqlx::PgPool,
+    /// The lobby.
+    pub lobby: Arc<Lobby>,
+    /// Live-game settings.
+    pub cfg: Arc<GameSettings>,
+}
+
+/// Once players start a game: their seeks and pool entries go.
+///
+/// # Errors
+/// Database or pool-store failures.
+pub async fn players_started(ctx: &LobbyCtx, players: &[PlayerRef]) -> anyhow::Result<()> {
+    let users: Vec<Uuid> =
+        players.iter().filter_map(|p| if let PlayerRef::User(u) = p { Some(*u) } else { None }).collect();
+    let guests: Vec<String> =
+        players.iter().filter_map(|p| if let PlayerRef::Guest(g) = p { Some(g.clone()) } else { None }).collect();
+    let ids = db::lobby::remove_of_players(&ctx.pool, &users, &guests).await?;
+    ctx.lobby.removed(ids).await;
+    for p in players {
+        ctx.lobby.pools.leave_player(&player_key(p)).await?;
+    }
+    Ok(())
+}
+
+/// Starts a game between two players from the lobby, sends both sockets there.
+///
+/// # Errors
+/// The game cannot be created.
+pub async fn start_game(ctx: &LobbyCtx, request: CreateGame, sris: Vec<String>) -> Result<GameId, CreateError> {
+    let players: Vec<PlayerRef> =
+        [Some(request.creator.clone()), request.opponent.clone()].into_iter().flatten().collect();
+    let id = store::create_game(&ctx.pool, request, &ctx.cfg).await?;
+    if let Err(e) = players_started(ctx, &players).await {
+        tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
+    }
+    ctx.lobby.publish(&HubMsg::Redirect { sris, game: id.to_string() }).await;
+    Ok(id)
+}
+
+/// A random colour.
+///
+/// # Errors
+/// No randomness.
+pub fn random_color() -> anyhow::Result<Color> {
+    let mut b = [0u8; 1];
+    getrandom::fill(&mut b).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    Ok(if b[0] & 1 == 0 { Color::White } else { Color::Black })
+}
+
+fn entry_player(e: &PoolEntry) -> Option<PlayerRef> {
+    match (&e.user_id, &e.guest_id) {
+        (Some(u), _) => Some(PlayerRef::User(*u)),
+        (None, Some(g)) => Some(PlayerRef::Guest(g.clone())),
+        _ => None,
+    }
+}
+
+/// One matcher pass: pairs from the pools become games. Returns the games started.
+///
+/// # Errors
+/// Pool-store failures.
+pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameId>> {
+    let pairs = ctx.lobby.pools.take_pairs(now_ms, Widening::default()).await?;
+    let mut games = Vec::new();
+    for (a, b) in pairs {
+        let (Some(pa), Some(pb)) = (entry_player(&a), entry_player(&b)) else { continue };
+        let Ok(Some(clock)) = TimeControl::parse_offer(&a.pool.time) else { continue };
+        let request = CreateGame {
+            variant: a.pool.variant.clone(),
+            clock: Some(clock),
+            rated: a.pool.rated,
+            creator: pa,
+            creator_color: random_color()?,
+            opponent: Some(pb),
+        };
+        match start_game(ctx, request, vec![a.conn.clone(), b.conn.clone()]).await {
+            Ok(id) => {
+                tracing::info!(game.id = %id, pool = ?a.pool, "pool pairing");
+                games.push(id);
+            }
+            Err(e) => tracing::warn!(error = ?e, "a pool pairing could not start its game"),
+        }
+    }
+    Ok(games)
+}
+
+/// The lobby's housekeeping, forever: the matcher every second, expired seeks removed.
+pub async fn keep_lobby(ctx: LobbyCtx) {
+    let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.matcher_interval_ms.max(100)));
+    loop {
+        tick.tick().await;
+        if let Err(e) = match_once(&ctx, now_ms()).await {
+            tracing::warn!(error = format!("{e:#}"), "the matcher failed");
+        }
+        match db::lobby::purge_expired(&ctx.pool).await {
+            Ok(ids) => ctx.lobby.removed(ids).await,
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "removing expired seeks failed"),
+        }
+    }
+}
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> i64 {
+    (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
+}

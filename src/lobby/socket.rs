@@ -1,0 +1,190 @@
+//! `GET /socket/lobby?sri=ID`: the home page's lobby socket. It sends the seeks the viewer may
+//! see, then every change; it tells the page when a game starts for it (`redirect`); its pings
+//! keep its seeks and pool entries alive, and when it closes they go (`docs/api.md`, Lobby).
+
+use std::time::{Duration, Instant};
+
+use actix_session::Session;
+use actix_web::{HttpRequest, HttpResponse, web};
+use actix_ws::{CloseCode, CloseReason, Message};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::http::valid_sri;
+use super::{HubMsg, Seek, Viewer};
+use crate::db;
+use crate::error::PageError;
+use crate::game::identity::Identity;
+use crate::game::protocol;
+use crate::game::socket::Bucket;
+use crate::middleware::origin_allowed_headers;
+use crate::startup::AppState;
+
+/// The query of the socket URL.
+#[derive(Debug, Deserialize)]
+pub struct LobbyQuery {
+    sri: String,
+}
+
+/// Opens a lobby socket.
+///
+/// # Errors
+/// 400 for a malformed `sri` or a request that is not a WebSocket upgrade, 403 for another
+/// site's page.
+#[tracing::instrument(skip_all)]
+pub async fn open(
+    req: HttpRequest,
+    body: web::Payload,
+    query: web::Query<LobbyQuery>,
+    state: web::Data<AppState>,
+    session: Session,
+) -> Result<HttpResponse, actix_web::Error> {
+    if !valid_sri(&query.sri) {
+        return Err(PageError::BadRequest("sri must be 8 to 24 letters or digits".into()).into());
+    }
+    if !origin_allowed_headers(&req, &state.public_origins) {
+        return Err(PageError::CrossOrigin.into());
+    }
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let (response, ws, stream) = actix_ws::handle(&req, body)?;
+    let stream = stream.max_frame_size(state.game.max_frame_bytes);
+    actix_web::rt::spawn(serve(state.into_inner(), query.into_inner().sri, identity, ws, stream));
+    Ok(response)
+}
+
+async fn seeks_view(state: &AppState, viewer: &Viewer) -> anyhow::Result<Value> {
+    let rows = db::lobby::live(&state.pool).await?;
+    Ok(Value::Array(rows.iter().map(Seek::from_row).filter(|s| s.visible_to(viewer)).map(|s| s.view(viewer)).collect()))
+}
+
+async fn serve(
+    state: std::sync::Arc<AppState>,
+    sri: String,
+    identity: Identity,
+    mut ws: actix_ws::Session,
+    mut stream: actix_ws::MessageStream,
+) {
+    let cfg = state.game.clone();
+    let mut viewer = Viewer {
+        sri: sri.clone(),
+        user_id: identity.user.as_ref().map(|u| u.id),
+        guest_id: identity.guest,
+        ratings: Vec::new(),
+    };
+    if let Some(u) = viewer.user_id {
+        match db::lobby::ratings_of(&state.pool, u).await {
+            Ok(r) => viewer.ratings = r.into_iter().map(|(v, rating, _)| (v, rating)).collect(),
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "reading the viewer's ratings failed"),
+        }
+    }
+    // Listen first, so nothing said while the list is read is missed.
+    let mut hub = state.lobby.listen();
+    let mut close: Option<CloseReason> = None;
+    match seeks_view(&state, &viewer).await {
+        Ok(list) => {
+            if ws.text(protocol::msg("seeks", list)).await.is_err() {
+                return;
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = format!("{e:#}"), "listing seeks failed");
+            let _ = ws.text(protocol::error("unavailable", "the lobby is not available; reconnect", None)).await;
+            let _ = ws.close(Some(CloseReason { code: CloseCode::Again, description: None })).await;
+            return;
+        }
+    }
+    let mut limiter = Bucket::new(cfg.messages_per_second, cfg.messages_burst);
+    let idle = Duration::from_secs(cfg.socket_idle_secs);
+    let mut last_heard = Instant::now();
+    let mut check = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            said = hub.recv() => {
+                let out = match said {
+                    Ok(HubMsg::SeekAdd(s)) => s.visible_to(&viewer).then(|| protocol::msg("seek_add", s.view(&viewer))),
+                    Ok(HubMsg::SeekRemove(ids)) => Some(protocol::msg("seek_remove", json!(ids))),
+                    Ok(HubMsg::Redirect { sris, game }) => sris.contains(&sri).then(|| {
+                        protocol::msg("redirect", json!({"id": game, "url": format!("/{game}")}))
+                    }),
+                    Err(RecvError::Lagged(_)) => match seeks_view(&state, &viewer).await {
+                        Ok(list) => Some(protocol::msg("seeks", list)),
+                        Err(_) => None,
+                    },
+                    Err(RecvError::Closed) => { close = Some(CloseReason { code: CloseCode::Again, description: None }); break }
+                };
+                if let Some(text) = out && ws.text(text).await.is_err() { break }
+            }
+            frame = stream.recv() => match frame {
+                None => break,
+                Some(Err(e)) => {
+                    let overflow = matches!(e, actix_ws::ProtocolError::Overflow);
+                    let (code, why) = if overflow { ("too_large", CloseCode::Size) } else { ("malformed", CloseCode::Protocol) };
+                    let _ = ws.text(protocol::error(code, &e.to_string(), None)).await;
+                    close = Some(CloseReason { code: why, description: None });
+                    break;
+                }
+                Some(Ok(Message::Text(text))) => {
+                    last_heard = Instant::now();
+                    if !limiter.take() {
+                        if ws.text(protocol::error("rate_limited", "too many messages; slow down", None)).await.is_err() { break }
+                        continue;
+                    }
+                    let reply = match serde_json::from_str::<Value>(&text) {
+                        Ok(v) if v.get("t").and_then(Value::as_str) == Some("ping") && v.as_object().is_some_and(|o| o.keys().all(|k| k == "t" || k == "d")) => {
+                            keep_alive(&state, &sri).await;
+                            protocol::msg("pong", Value::Null)
+                        }
+                        Ok(v) if v.get("t").is_some_and(Value::is_string) => protocol::error(
+                            "unknown",
+                            "the lobby socket only takes pings; seeks and pools go through /api/lobby",
+                            None,
+                        ),
+                        _ => protocol::error("malformed", "send JSON such as {\"t\": \"ping\"}", None),
+                    };
+                    if ws.text(reply).await.is_err() { break }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    last_heard = Instant::now();
+                    if ws.text(protocol::error("malformed", "send text frames", None)).await.is_err() { break }
+                }
+                Some(Ok(Message::Ping(bytes))) => {
+                    last_heard = Instant::now();
+                    if ws.pong(&bytes).await.is_err() { break }
+                }
+                Some(Ok(Message::Close(_))) => break,
+                Some(Ok(_)) => {}
+            },
+            _ = check.tick() => {
+                if last_heard.elapsed() >= idle {
+                    close = Some(CloseReason { code: CloseCode::Away, description: Some("idle".into()) });
+                    break;
+                }
+            }
+        }
+    }
+    leave(&state, &sri).await;
+    let _ = ws.close(close).await;
+}
+
+/// A ping: the socket's seeks and pool entries live on.
+async fn keep_alive(state: &AppState, sri: &str) {
+    let until = time::OffsetDateTime::now_utc() + time::Duration::seconds(super::SEEK_TTL_SECS);
+    if let Err(e) = db::lobby::renew(&state.pool, sri, until).await {
+        tracing::warn!(error = format!("{e:#}"), "renewing seeks failed");
+    }
+    if let Err(e) = state.lobby.pools.refresh(sri, super::now_ms()).await {
+        tracing::warn!(error = format!("{e:#}"), "refreshing pool entries failed");
+    }
+}
+
+/// The socket closed: its seeks and pool entries go.
+async fn leave(state: &AppState, sri: &str) {
+    match db::lobby::remove_of_conn(&state.pool, sri).await {
+        Ok(ids) => state.lobby.removed(ids).await,
+        Err(e) => tracing::warn!(error = format!("{e:#}"), "removing a socket's seeks failed"),
+    }
+    if let Err(e) = state.lobby.pools.leave_conn(sri).await {
+        tracing::warn!(error = format!("{e:#}"), "leaving the pools failed");
+    }
+}

@@ -1,6 +1,7 @@
 //! Every SQL statement of the service. Callers pass a pool or a transaction and commit.
 
 pub mod games;
+pub mod profiles;
 pub mod ratings;
 pub mod users;
 

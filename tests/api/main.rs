@@ -5,6 +5,7 @@ mod health;
 mod helpers;
 mod local_play;
 mod pages;
+mod profiles;
 mod redis;
 mod round;
 mod security;

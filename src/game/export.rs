@@ -150,3 +150,86 @@ pub async fn export(
     };
     Ok(HttpResponse::Ok().content_type(PGN_CONTENT_TYPE).body(pgn(&live, &site)))
 }
+
+#[cfg(test)]
+mod tests {
+    use chessgold_engine::registry::variant;
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::game::Status;
+    use crate::game::live::{ActionRec, Offers};
+
+    fn finished(variant_id: &str, actions: &[(&str, Color)]) -> Live {
+        let info = variant(variant_id).unwrap();
+        Live {
+            id: GameId::parse("abcdefgh").unwrap(),
+            info,
+            seed: None,
+            salt: None,
+            commitment: None,
+            clock: None,
+            rated: false,
+            status: Status::Resign,
+            winner: Some(Color::Black),
+            reason: Some("resign".into()),
+            version: 1,
+            turns: 0,
+            clocks: None,
+            turn_at: None,
+            offers: Offers::default(),
+            rematch_id: None,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            started_at: None,
+            finished_at: None,
+            seats: [None, None],
+            actions: actions
+                .iter()
+                .enumerate()
+                .map(|(i, (a, c))| ActionRec {
+                    seq: i32::try_from(i).unwrap() + 1,
+                    action: (*a).to_string(),
+                    color: *c,
+                    clocks: None,
+                })
+                .collect(),
+            engine: info.new_game(),
+        }
+    }
+
+    #[test]
+    fn equips_stand_in_the_turn_of_the_action_they_precede() {
+        use Color::{Black as B, White as W};
+        let live = finished(
+            "lootbox",
+            &[("N@c3", W), ("e8e7", B), ("crossbow@c3", W), ("c3d5", W), ("shield@e7", B), ("e7e6", B), ("d5f6", W)],
+        );
+        assert_eq!(movetext(&live), "1. N@c3 e8e7 2. crossbow@c3 c3d5 shield@e7 e7e6 3. d5f6 0-1");
+    }
+
+    #[test]
+    fn long_games_wrap_at_eighty_characters() {
+        let moves: Vec<(&str, Color)> =
+            (0..40).map(|i| if i % 2 == 0 { ("g1f3", Color::White) } else { ("g8f6", Color::Black) }).collect();
+        let text = movetext(&finished("standard", &moves));
+        assert!(text.lines().count() > 2);
+        assert!(text.lines().all(|l| l.len() <= LINE_WIDTH && !l.starts_with(' ') && !l.ends_with(' ')));
+        assert_eq!(text.split_whitespace().count(), 20 + 40 + 1);
+        assert!(text.ends_with(" 0-1"));
+    }
+
+    #[test]
+    fn the_tags_of_an_unlimited_casual_game_between_guests() {
+        let live = finished("standard", &[("e2e4", Color::White)]);
+        let text = pgn(&live, "http://x/abcdefgh");
+        assert!(
+            text.starts_with("[Event \"Casual Standard game\"]\n[Site \"http://x/abcdefgh\"]\n[Date \"1970.01.01\"]\n")
+        );
+        assert!(text.contains("[White \"?\"]\n[Black \"?\"]\n[Result \"0-1\"]\n[WhiteElo \"?\"]\n[BlackElo \"?\"]\n"));
+        assert!(
+            text.contains("[Variant \"standard\"]\n[TimeControl \"-\"]\n[Termination \"resign\"]\n\n1. e2e4 0-1\n")
+        );
+        assert!(!text.contains("RatingDiff") && !text.contains("Seed"));
+        assert_eq!(tag_value(r#"a "b" \c"#), r#"a \"b\" \\c"#);
+    }
+}

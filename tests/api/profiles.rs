@@ -64,7 +64,7 @@ async fn a_rated_game_shows_on_both_profiles_with_ratings_counts_and_a_chart() {
         (by_id(&html, "count-wins"), by_id(&html, "count-draws"), by_id(&html, "count-losses")),
         ("0".into(), "0".into(), "1".into())
     );
-    assert_eq!(listed_games(&html), [id.clone()]);
+    assert_eq!(listed_games(&html), [id.as_str()]);
     assert!(html.contains(&format!(r#"href="/{id}""#)));
     assert!(html.contains(r#"<a href="/@/blacky">blacky</a> <span class="muted">(1500)</span>"#), "{html}");
     assert!(html.contains("Lost") && html.contains(r#"<span class="rating-diff">-20</span>"#));

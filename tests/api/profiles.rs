@@ -166,6 +166,13 @@ async fn unknown_profiles_leaderboards_and_games_are_404() {
         assert_eq!(resp.status().as_u16(), 404, "{path}");
         assert!(resp.text().await.unwrap().contains("Page not found"), "{path}");
     }
+    // Reading pages: no session for anonymous readers.
+    insert_user(&app.db_pool, "reader").await;
+    for path in ["/@/reader", "/player", "/player/standard"] {
+        let resp = app.get(path).await;
+        assert_eq!(resp.status().as_u16(), 200, "{path}");
+        assert!(resp.headers().get("set-cookie").is_none(), "{path} set a cookie");
+    }
     for path in ["/game/export/abcdEFGH", "/game/export/bad-id"] {
         let resp = app.get(path).await;
         assert_eq!(resp.status().as_u16(), 404, "{path}");

@@ -498,18 +498,18 @@ export class LiveGame {
       bar.className = "cg-replay";
       bar.setAttribute("aria-label", "Replay");
       const buttons = [
-        ["first", "\u23ee", "First position (Home)", () => 0],
-        ["prev", "\u25c0", "Previous action (\u2190)", (at) => at - 1],
-        ["next", "\u25b6", "Next action (\u2192)", (at) => at + 1],
-        ["last", "\u23ed", "Last position (End)", (_, end) => end],
+        ["first", "First position (Home)", () => 0],
+        ["prev", "Previous action (\u2190)", (at) => at - 1],
+        ["next", "Next action (\u2192)", (at) => at + 1],
+        ["last", "Last position (End)", (_, end) => end],
       ];
-      for (const [id, icon, title, target] of buttons) {
+      for (const [id, title, target] of buttons) {
         const button = document.createElement("button");
         button.type = "button";
         button.dataset.replay = id;
         button.title = title;
         button.setAttribute("aria-label", title);
-        button.textContent = icon;
+        button.innerHTML = ICONS[id];
         button.addEventListener("click", () => {
           const end = this.game.state.actions.length;
           const at = this.browsing ?? end;

@@ -2,6 +2,7 @@
 
 pub mod games;
 pub mod lobby;
+pub mod profiles;
 pub mod ratings;
 pub mod users;
 

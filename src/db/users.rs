@@ -106,3 +106,14 @@ pub async fn set_password_hash(db: impl PgExecutor<'_>, id: Uuid, password_hash:
 pub async fn count(db: impl PgExecutor<'_>) -> anyhow::Result<i64> {
     sqlx::query_scalar!("SELECT count(*) AS \"n!\" FROM users").fetch_one(db).await.context("counting users")
 }
+
+/// When an account was created.
+///
+/// # Errors
+/// Database failures.
+pub async fn created_at(db: impl PgExecutor<'_>, id: Uuid) -> anyhow::Result<Option<time::OffsetDateTime>> {
+    sqlx::query_scalar!("SELECT created_at FROM users WHERE id = $1", id)
+        .fetch_optional(db)
+        .await
+        .context("reading an account's creation date")
+}

@@ -30,6 +30,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/game/new", web::get().to(new_form))
         .route("/game/new", web::post().to(create))
         .route("/game/{id}/join", web::post().to(join))
+        .route("/game/export/{id}", web::get().to(super::export::export))
         .route("/socket/game/{id}", web::get().to(super::socket::open))
         .route("/socket/lobby", web::get().to(crate::lobby::socket::open))
         .route("/{id:[0-9A-Za-z]{8}}", web::get().to(page))

@@ -2,6 +2,7 @@
 //! socket protocol and the sweeper. The rules come only from the engine.
 
 pub mod clock;
+pub mod export;
 pub mod flag;
 pub mod http;
 pub mod identity;

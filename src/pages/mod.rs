@@ -1,6 +1,8 @@
-//! Server-rendered pages (askama): home, rules, local play, the account forms, errors.
+//! Server-rendered pages (askama): home, rules, local play, profiles and leaderboards, the account
+//! forms, errors.
 
 pub mod diagram;
+pub mod profile;
 pub mod rules;
 
 use actix_session::Session;
@@ -71,7 +73,8 @@ pub fn render_status<T: Template>(page: &T, status: StatusCode) -> Result<HttpRe
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(home))
         .route("/variant/{id}", web::get().to(variant_rules))
-        .route("/local/{id}", web::get().to(local));
+        .route("/local/{id}", web::get().to(local))
+        .configure(profile::routes);
 }
 
 /// A variant as the site lists it.

@@ -15,5 +15,10 @@ export const ICONS = {
   rematch: svg('<path d="M4 12a8 8 0 0 1 13.7-5.6L20 8.5"/><path d="M20 3.5v5h-5"/><path d="M20 12a8 8 0 0 1-13.7 5.6L4 15.5"/><path d="M4 20.5v-5h5"/>'),
   copy: svg('<rect x="8.5" y="8.5" width="11" height="11" rx="2"/><path d="M15.5 8.5V6a1.5 1.5 0 0 0-1.5-1.5H6A1.5 1.5 0 0 0 4.5 6v8A1.5 1.5 0 0 0 6 15.5h2.5"/>'),
   check: svg('<path d="m5 12.5 4.5 4.5L19 7.5"/>'),
+  // Replay: first, previous, next, last.
+  first: svg('<path d="M6 5v14"/><path d="M18 5 9 12l9 7z" fill="currentColor"/>'),
+  prev: svg('<path d="M16 5 7 12l9 7z" fill="currentColor"/>'),
+  next: svg('<path d="M8 5l9 7-9 7z" fill="currentColor"/>'),
+  last: svg('<path d="M18 5v14"/><path d="M6 5l9 7-9 7z" fill="currentColor"/>'),
   soundOff: svg('<path d="M4 9.5h3.5L12 5.5v13l-4.5-4H4z" fill="currentColor" stroke-width="1.5"/><path d="m16 9.5 5 5M21 9.5l-5 5"/>'),
 };

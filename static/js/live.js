@@ -236,7 +236,17 @@ export class LiveGame {
     for (const color of ["white", "black"]) {
       const els = this.barEls[color];
       const p = g.players?.[color] ?? null;
-      els.name.textContent = p ? p.name : "Waiting for an opponent\u2026";
+      if (p?.user) {
+        // A registered player's name links to their profile.
+        if (els.name.querySelector("a")?.textContent !== p.name) {
+          const link = document.createElement("a");
+          link.href = `/@/${encodeURIComponent(p.name)}`;
+          link.textContent = p.name;
+          els.name.replaceChildren(link);
+        }
+      } else {
+        els.name.textContent = p ? p.name : "Waiting for an opponent\u2026";
+      }
       els.name.classList.toggle("empty", !p);
       els.rating.textContent = p && p.rating !== null && p.rating !== undefined ? `${p.rating}${p.provisional ? "?" : ""}` : "";
       const d = g.ratings?.[color]?.diff ?? p?.rating_diff ?? null;
@@ -473,7 +483,49 @@ export class LiveGame {
   afterShow() {
     this.drawBars();
     this.drawPanel();
+    this.drawReplay();
     this.tick();
+  }
+
+  /** The replay buttons of a finished game: first, previous, next and last position. */
+  drawReplay() {
+    const g = this.game;
+    const last = g.state.actions.length;
+    const shown = this.browsing ?? last;
+    this.root.dataset.shown = String(shown);
+    if (!this.replayBar) {
+      const bar = document.createElement("nav");
+      bar.className = "cg-replay";
+      bar.setAttribute("aria-label", "Replay");
+      const buttons = [
+        ["first", "First position (Home)", () => 0],
+        ["prev", "Previous action (\u2190)", (at) => at - 1],
+        ["next", "Next action (\u2192)", (at) => at + 1],
+        ["last", "Last position (End)", (_, end) => end],
+      ];
+      for (const [id, title, target] of buttons) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.dataset.replay = id;
+        button.title = title;
+        button.setAttribute("aria-label", title);
+        button.innerHTML = ICONS[id];
+        button.addEventListener("click", () => {
+          const end = this.game.state.actions.length;
+          const at = this.browsing ?? end;
+          this.browse(Math.max(0, Math.min(end, target(at, end))));
+        });
+        bar.append(button);
+      }
+      this.view.q(".cg-moves-wrap").before(bar);
+      this.replayBar = bar;
+    }
+    // Live play keeps its own controls; the replay bar is for finished games.
+    this.replayBar.hidden = isLive(g.status);
+    for (const button of this.replayBar.querySelectorAll("button")) {
+      const back = button.dataset.replay === "first" || button.dataset.replay === "prev";
+      button.disabled = back ? shown === 0 : shown >= last;
+    }
   }
 
   clockText() {
@@ -755,6 +807,8 @@ export class LiveGame {
   async browse(ply) {
     const g = this.game;
     const actions = g.state.actions;
+    // Only the last position asked for is shown (answers may come back out of order).
+    this.browseTarget = ply;
     if (ply >= actions.length) {
       this.browsing = null;
       this.render();
@@ -774,6 +828,7 @@ export class LiveGame {
       }
       if (this.game.state.actions.slice(0, ply).join(",") !== actions.slice(0, ply).join(",")) return;
       this.states.set(ply, state);
+      if (this.browseTarget !== ply) return;
     }
     this.browsing = ply;
     this.render();

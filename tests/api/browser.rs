@@ -1206,3 +1206,54 @@ async fn live_spectator_sees_moves_live_and_catches_up_after_a_reconnect() {
     let v_after = viewer.js("return Number(document.querySelector('#board-app').dataset.v);").await;
     assert!(v_after.as_i64() > v.as_i64(), "the version moved on: {v} -> {v_after}");
 }
+
+/// A finished game's page replays it: the replay buttons, the arrow keys and a click in the move
+/// list step through the positions, each drawn from the engine's state at that point.
+#[tokio::test]
+async fn a_finished_game_replays_with_buttons_keys_and_the_move_list() {
+    let (app, viewer, _permit) = session().await;
+    let (id, _w, _b, mut white, mut black) = crate::round::two_guests(&app.address, "standard", "5+0").await;
+    crate::round::play_line(&mut white, &mut black, 0, &["f2f3", "e7e5", "g2g4", "d8h4"]).await;
+    black.until("end").await;
+
+    viewer.open(&format!("/{id}")).await;
+    viewer.wait_for("the finished game", "document.querySelector('#board-app').dataset.shown === '4'").await;
+    let fen = || viewer.js("return window.chessgold.view.state.fen;");
+    let shown = |n: u32| format!("document.querySelector('#board-app').dataset.shown === '{n}'");
+    assert_eq!(viewer.js("return document.querySelector('.cg-replay').hidden;").await, json!(false));
+    assert_eq!(viewer.js("return document.querySelector('[data-replay=\"next\"]').disabled;").await, json!(true));
+    let end = fen().await;
+    assert_eq!(viewer.piece_on("h4").await.as_deref(), Some("black queen"));
+
+    viewer.click("[data-replay=\"first\"]").await;
+    viewer.wait_for("the start position", &shown(0)).await;
+    assert_eq!(fen().await, json!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"));
+    assert_eq!(viewer.js("return document.querySelector('[data-replay=\"prev\"]').disabled;").await, json!(true));
+
+    viewer.click("[data-replay=\"next\"]").await;
+    viewer.wait_for("the first move", &shown(1)).await;
+    assert_eq!(fen().await, json!("rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1"));
+    assert_eq!(viewer.piece_on("f3").await.as_deref(), Some("white pawn"));
+    assert!(viewer.text(".cg-status").await.contains("Viewing move 1 of 4"));
+
+    viewer.press(Key::Right).await;
+    viewer.wait_for("the second move", &shown(2)).await;
+    assert_eq!(viewer.piece_on("e5").await.as_deref(), Some("black pawn"));
+    viewer.press(Key::Left).await;
+    viewer.wait_for("back to the first move", &shown(1)).await;
+    assert_eq!(viewer.piece_on("e5").await, None);
+
+    viewer.click(".cg-moves .move[data-ply=\"3\"]").await;
+    viewer.wait_for("the clicked move", &shown(3)).await;
+    assert_eq!(viewer.piece_on("g4").await.as_deref(), Some("white pawn"));
+    assert_eq!(viewer.piece_on("d8").await.as_deref(), Some("black queen"));
+
+    viewer.press(Key::End).await;
+    viewer.wait_for("the last position", &shown(4)).await;
+    assert_eq!(fen().await, end);
+    viewer.press(Key::Home).await;
+    viewer.wait_for("the start again", &shown(0)).await;
+    viewer.click("[data-replay=\"last\"]").await;
+    viewer.wait_for("the last position again", &shown(4)).await;
+    assert_eq!(viewer.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
+}

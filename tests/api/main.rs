@@ -6,6 +6,7 @@ mod helpers;
 mod lobby;
 mod local_play;
 mod pages;
+mod profiles;
 mod redis;
 mod round;
 mod security;

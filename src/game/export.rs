@@ -1,0 +1,235 @@
+//! `GET /game/export/{gameId}`: a game as PGN-style text with our tags and action notation
+//! (`docs/notation.md`, "Game export").
+
+use std::fmt::Write as _;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use chessgold_engine::Color;
+
+use super::live::Live;
+use super::{GameId, store};
+use crate::error::PageError;
+use crate::startup::AppState;
+
+/// The media type of the export.
+pub const PGN_CONTENT_TYPE: &str = "application/x-chess-pgn; charset=utf-8";
+
+/// Movetext lines are wrapped before this many characters.
+const LINE_WIDTH: usize = 80;
+
+/// The PGN result: `1-0`, `0-1`, `1/2-1/2`, or `*` for a game without a result (being played,
+/// aborted).
+pub fn result_tag(live: &Live) -> &'static str {
+    if !live.status.has_result() {
+        return "*";
+    }
+    match live.winner {
+        Some(Color::White) => "1-0",
+        Some(Color::Black) => "0-1",
+        None => "1/2-1/2",
+    }
+}
+
+/// Lichess's time control tag: seconds `+` increment seconds, or `-` for an unlimited game.
+fn time_control_tag(live: &Live) -> String {
+    live.clock.map_or_else(|| "-".to_string(), |c| format!("{}+{}", c.limit / 100, c.increment / 100))
+}
+
+fn tag_value(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The movetext: the actions grouped by turn (a turn is one side's consecutive actions, so a Loot
+/// Boxes equip stands with the action it precedes), a move number before each White turn, then
+/// the result.
+pub fn movetext(live: &Live) -> String {
+    let mut tokens: Vec<String> = Vec::new();
+    let mut number = 0;
+    let mut previous: Option<Color> = None;
+    for a in &live.actions {
+        if previous != Some(a.color) {
+            match a.color {
+                Color::White => {
+                    number += 1;
+                    tokens.push(format!("{number}."));
+                }
+                Color::Black if previous.is_none() => {
+                    number += 1;
+                    tokens.push(format!("{number}..."));
+                }
+                Color::Black => {}
+            }
+        }
+        tokens.push(a.action.clone());
+        previous = Some(a.color);
+    }
+    tokens.push(result_tag(live).to_string());
+    let mut out = String::new();
+    let mut line_len = 0;
+    for t in tokens {
+        if line_len > 0 && line_len + 1 + t.len() > LINE_WIDTH {
+            out.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        line_len += t.len();
+        out.push_str(&t);
+    }
+    out
+}
+
+/// The whole export: the tag pairs, an empty line, the movetext and a final newline. `site` is the
+/// game's absolute address.
+pub fn pgn(live: &Live, site: &str) -> String {
+    let mut tags: Vec<(&str, String)> = Vec::new();
+    let seat = |c: Color| live.seats[c.index()].as_ref();
+    let name = |c: Color| seat(c).map_or_else(|| "?".to_string(), |s| s.name.clone());
+    let elo = |c: Color| seat(c).and_then(|s| s.rating_before).map_or_else(|| "?".to_string(), |r| r.to_string());
+    let diff = |c: Color| seat(c).and_then(|s| Some(s.rating_after? - s.rating_before?));
+    let d = live.created_at.date();
+    tags.push(("Event", format!("{} {} game", if live.rated { "Rated" } else { "Casual" }, live.info.name)));
+    tags.push(("Site", site.to_string()));
+    tags.push(("Date", format!("{:04}.{:02}.{:02}", d.year(), u8::from(d.month()), d.day())));
+    tags.push(("White", name(Color::White)));
+    tags.push(("Black", name(Color::Black)));
+    tags.push(("Result", result_tag(live).to_string()));
+    tags.push(("WhiteElo", elo(Color::White)));
+    tags.push(("BlackElo", elo(Color::Black)));
+    if let (Some(w), Some(b)) = (diff(Color::White), diff(Color::Black)) {
+        tags.push(("WhiteRatingDiff", format!("{w:+}")));
+        tags.push(("BlackRatingDiff", format!("{b:+}")));
+    }
+    tags.push(("Variant", live.info.id.to_string()));
+    tags.push(("TimeControl", time_control_tag(live)));
+    let termination = match (live.status, live.reason.as_deref()) {
+        (s, _) if s.is_live() => "unterminated".to_string(),
+        (_, Some(reason)) => reason.to_string(),
+        (s, None) => s.name().to_string(),
+    };
+    tags.push(("Termination", termination));
+    if let Some(c) = &live.commitment {
+        tags.push(("SeedCommitment", c.clone()));
+    }
+    let (seed, salt) = live.revealed_seed();
+    if let Some(s) = seed {
+        tags.push(("Seed", s.to_string()));
+    }
+    if let Some(s) = salt {
+        tags.push(("Salt", s));
+    }
+    let mut out = String::new();
+    for (k, v) in tags {
+        let _ = writeln!(out, "[{k} \"{}\"]", tag_value(&v));
+    }
+    out.push('\n');
+    out.push_str(&movetext(live));
+    out.push('\n');
+    out
+}
+
+/// `GET /game/export/{gameId}`.
+///
+/// # Errors
+/// 404 (plain text) for an unknown id; database failures.
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+pub async fn export(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let not_found =
+        || HttpResponse::build(StatusCode::NOT_FOUND).content_type("text/plain; charset=utf-8").body("no such game\n");
+    let Some(id) = GameId::parse(&path) else { return Ok(not_found()) };
+    let Some(live) = store::load(&state.pool, &id).await? else { return Ok(not_found()) };
+    let site = {
+        let info = req.connection_info();
+        format!("{}://{}/{}", info.scheme(), info.host(), id)
+    };
+    Ok(HttpResponse::Ok().content_type(PGN_CONTENT_TYPE).body(pgn(&live, &site)))
+}
+
+#[cfg(test)]
+mod tests {
+    use chessgold_engine::registry::variant;
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::game::Status;
+    use crate::game::live::{ActionRec, Offers};
+
+    fn finished(variant_id: &str, actions: &[(&str, Color)]) -> Live {
+        let info = variant(variant_id).unwrap();
+        Live {
+            id: GameId::parse("abcdefgh").unwrap(),
+            info,
+            seed: None,
+            salt: None,
+            commitment: None,
+            clock: None,
+            rated: false,
+            status: Status::Resign,
+            winner: Some(Color::Black),
+            reason: Some("resign".into()),
+            version: 1,
+            turns: 0,
+            clocks: None,
+            turn_at: None,
+            offers: Offers::default(),
+            rematch_id: None,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            started_at: None,
+            finished_at: None,
+            seats: [None, None],
+            actions: actions
+                .iter()
+                .enumerate()
+                .map(|(i, (a, c))| ActionRec {
+                    seq: i32::try_from(i).unwrap() + 1,
+                    action: (*a).to_string(),
+                    color: *c,
+                    clocks: None,
+                })
+                .collect(),
+            engine: info.new_game(),
+        }
+    }
+
+    #[test]
+    fn equips_stand_in_the_turn_of_the_action_they_precede() {
+        use Color::{Black as B, White as W};
+        let live = finished(
+            "lootbox",
+            &[("N@c3", W), ("e8e7", B), ("crossbow@c3", W), ("c3d5", W), ("shield@e7", B), ("e7e6", B), ("d5f6", W)],
+        );
+        assert_eq!(movetext(&live), "1. N@c3 e8e7 2. crossbow@c3 c3d5 shield@e7 e7e6 3. d5f6 0-1");
+    }
+
+    #[test]
+    fn long_games_wrap_at_eighty_characters() {
+        let moves: Vec<(&str, Color)> =
+            (0..40).map(|i| if i % 2 == 0 { ("g1f3", Color::White) } else { ("g8f6", Color::Black) }).collect();
+        let text = movetext(&finished("standard", &moves));
+        assert!(text.lines().count() > 2);
+        assert!(text.lines().all(|l| l.len() <= LINE_WIDTH && !l.starts_with(' ') && !l.ends_with(' ')));
+        assert_eq!(text.split_whitespace().count(), 20 + 40 + 1);
+        assert!(text.ends_with(" 0-1"));
+    }
+
+    #[test]
+    fn the_tags_of_an_unlimited_casual_game_between_guests() {
+        let live = finished("standard", &[("e2e4", Color::White)]);
+        let text = pgn(&live, "http://x/abcdefgh");
+        assert!(
+            text.starts_with("[Event \"Casual Standard game\"]\n[Site \"http://x/abcdefgh\"]\n[Date \"1970.01.01\"]\n")
+        );
+        assert!(text.contains("[White \"?\"]\n[Black \"?\"]\n[Result \"0-1\"]\n[WhiteElo \"?\"]\n[BlackElo \"?\"]\n"));
+        assert!(
+            text.contains("[Variant \"standard\"]\n[TimeControl \"-\"]\n[Termination \"resign\"]\n\n1. e2e4 0-1\n")
+        );
+        assert!(!text.contains("RatingDiff") && !text.contains("Seed"));
+        assert_eq!(tag_value(r#"a "b" \c"#), r#"a \"b\" \\c"#);
+    }
+}

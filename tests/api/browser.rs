@@ -1257,3 +1257,58 @@ async fn a_finished_game_replays_with_buttons_keys_and_the_move_list() {
     viewer.wait_for("the last position again", &shown(4)).await;
     assert_eq!(viewer.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
 }
+
+/// The lobby on the home page: one browser creates a seek with the form, the other sees it
+/// appear without reloading, clicks it, and both land on the same live game; quick pairing of
+/// two guests in one pool does the same.
+#[tokio::test]
+async fn lobby_a_seek_clicked_and_a_pool_pairing_send_both_browsers_to_one_game() {
+    let (app, one, _permit) = session().await;
+    let two = Browser::start(&app).await;
+    for b in [&one, &two] {
+        b.goto("/").await;
+        b.wait_for("the lobby socket", "document.querySelector('[data-lobby]').dataset.connected === 'true'").await;
+    }
+    one.click(r#"[data-tab="seeks"]"#).await;
+    one.js("const f = document.querySelector('[data-seek-form]'); f.variant.value = 'grunt'; f.time.value = '10+5'; f.color.value = 'white'; return null;").await;
+    one.click(r#"[data-seek-form] button[type="submit"]"#).await;
+    one.wait_for("the own seek listed", "document.querySelector('tr.own[data-seek]')").await;
+    two.click(r#"[data-tab="seeks"]"#).await;
+    two.wait_for("the seek arriving live", "document.querySelector('tr[data-seek]:not(.own)')").await;
+    assert_eq!(two.text("[data-seek-count]").await, "1");
+    let row = two.text("tr[data-seek]").await;
+    assert!(
+        row.contains("Anonymous") && row.contains("Grunt") && row.contains("10+5") && row.contains("Casual"),
+        "{row}"
+    );
+    two.click("tr[data-seek] button").await;
+    for (b, who) in [(&one, "the seeker"), (&two, "the accepter")] {
+        b.wait_for(
+            &format!("{who} on the game page"),
+            "document.querySelector('#board-app.cg-live[data-live=\"started\"] .cg-board .piece')",
+        )
+        .await;
+    }
+    let url_one = one.js("return location.pathname;").await;
+    assert_eq!(url_one, two.js("return location.pathname;").await, "both on one game");
+    assert_eq!(one.js("return document.querySelector('.cg-board').dataset.orientation;").await, json!("white"));
+    assert_eq!(two.js("return document.querySelector('.cg-board').dataset.orientation;").await, json!("black"));
+
+    // Quick pairing: both guests click the same pool.
+    for b in [&one, &two] {
+        b.goto("/").await;
+        b.wait_for("the lobby socket", "document.querySelector('[data-lobby]').dataset.connected === 'true'").await;
+        b.js("const s = document.querySelector('[data-pool-variant]'); s.value = 'standard'; s.dispatchEvent(new Event('change')); return null;").await;
+        b.click(r#"[data-pool="3+0"]"#).await;
+    }
+    for (b, who) in [(&one, "the first"), (&two, "the second")] {
+        b.wait_for(
+            &format!("{who} paired"),
+            "document.querySelector('#board-app.cg-live[data-live=\"started\"] .cg-board .piece')",
+        )
+        .await;
+    }
+    let game = one.js("return location.pathname;").await;
+    assert_ne!(game, url_one, "a new game");
+    assert_eq!(game, two.js("return location.pathname;").await);
+}

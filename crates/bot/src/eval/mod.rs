@@ -76,10 +76,23 @@ pub trait BotVariant: Variant {
     fn evaluator() -> Self::Eval;
 
     /// The score (for the side to move, before mate-distance adjustment) of a position in
-    /// which the side to move has no legal action and no variant rule has ended the game:
-    /// checkmate (`-MATE`) or stalemate (0) by default.
+    /// which the side to move has no legal action and no variant rule has ended the game: by
+    /// default what the engine's own rule says ([`Variant::no_moves_outcome`]): checkmate
+    /// (`-MATE`) or stalemate (0) in the check variants, a loss in Class Warfare, a draw in
+    /// Chessception.
     fn no_move_score(pos: &Position<Self>) -> i32 {
-        if pos.is_check() { -MATE } else { 0 }
+        match Self::no_moves_outcome(pos).winner {
+            None => 0,
+            Some(w) if w == pos.turn() => MATE,
+            Some(_) => -MATE,
+        }
+    }
+
+    /// The transposition table's key of a position: its repetition key by default. A variant
+    /// whose end rules read a counter the repetition key leaves out (Class Warfare's move
+    /// limit) adds it here, so that positions nearer the end are not mistaken for earlier ones.
+    fn table_key(pos: &Position<Self>) -> u64 {
+        pos.hash()
     }
 
     /// Removes from a copy of the position what a player may not know before the search

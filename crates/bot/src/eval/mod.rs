@@ -1,16 +1,24 @@
 //! Static evaluation, one evaluator per variant family.
 //!
 //! The search knows a variant only through [`BotVariant`]: which [`Evaluator`] judges its
-//! positions, and how a position without legal actions ends. A new variant (lootbox, electrum,
-//! class-warfare, grunt, chessception) implements [`BotVariant`] here, usually by wrapping
-//! [`ChessEval`] with its own terms as [`GoldEval`] does, and adds one line to the dispatch in
-//! [`crate::dispatch`]; the search is not touched.
+//! positions, and how a position without legal actions ends. A new variant implements
+//! [`BotVariant`] here, usually by wrapping [`ChessEval`] with its own terms as [`GoldEval`]
+//! does, and adds one line to the dispatch in [`crate::dispatch`]; the search is not touched.
+//!
+//! The search reads the end rules from the engine: a variant's own results
+//! ([`Variant::variant_outcome`]: a captured or killed king, a conversion, a move limit), the
+//! result of having no move ([`Variant::no_moves_outcome`]), and only the draws the variant has
+//! ([`Variant::REPETITION`], [`Variant::NO_PROGRESS_PLIES`]). Without check (Class Warfare,
+//! Chessception) the king is simply taken: such evaluators give the king a large value so that
+//! the capture is ordered first and never pruned.
 
 mod chess;
+mod electrum;
 mod gold;
 mod loot;
 
 pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
+pub use electrum::ElectrumEval;
 pub use gold::GoldEval;
 pub use loot::LootEval;
 
@@ -18,6 +26,7 @@ use core::fmt::Debug;
 
 use chessgold_engine::action::MoveKind;
 use chessgold_engine::pieces::Role;
+use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
 use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
@@ -158,5 +167,12 @@ impl BotVariant for LootBox {
 
     fn hide_secrets(pos: &mut Position<Self>, stand_in: u64) {
         pos.ext_mut().seed = stand_in;
+    }
+}
+
+impl BotVariant for Electrum {
+    type Eval = ElectrumEval;
+    fn evaluator() -> Self::Eval {
+        ElectrumEval::new()
     }
 }

@@ -3,6 +3,7 @@
 use chessgold_engine::Variant;
 use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::grunt::Grunt;
 use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 
@@ -26,6 +27,7 @@ pub fn dispatch<F: WithVariant>(id: &str, f: F) -> Option<F::Output> {
         _ if id == ConquerorGold::ID => Some(f.run::<ConquerorGold>()),
         _ if id == LootBox::ID => Some(f.run::<LootBox>()),
         _ if id == Electrum::ID => Some(f.run::<Electrum>()),
+        _ if id == Grunt::ID => Some(f.run::<Grunt>()),
         _ => None,
     }
 }

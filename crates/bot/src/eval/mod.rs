@@ -15,11 +15,13 @@
 mod chess;
 mod electrum;
 mod gold;
+mod grunt;
 mod loot;
 
 pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
 pub use electrum::ElectrumEval;
 pub use gold::GoldEval;
+pub use grunt::GruntEval;
 pub use loot::LootEval;
 
 use core::fmt::Debug;
@@ -28,6 +30,7 @@ use chessgold_engine::action::MoveKind;
 use chessgold_engine::pieces::Role;
 use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::grunt::Grunt;
 use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Move, Position, Variant};
@@ -174,5 +177,13 @@ impl BotVariant for Electrum {
     type Eval = ElectrumEval;
     fn evaluator() -> Self::Eval {
         ElectrumEval::new()
+    }
+}
+
+
+impl BotVariant for Grunt {
+    type Eval = GruntEval;
+    fn evaluator() -> Self::Eval {
+        GruntEval::new()
     }
 }

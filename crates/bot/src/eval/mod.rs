@@ -13,12 +13,14 @@
 //! the capture is ordered first and never pruned.
 
 mod chess;
+mod class_warfare;
 mod electrum;
 mod gold;
 mod grunt;
 mod loot;
 
 pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
+pub use class_warfare::ClassWarfareEval;
 pub use electrum::ElectrumEval;
 pub use gold::GoldEval;
 pub use grunt::GruntEval;
@@ -28,6 +30,7 @@ use core::fmt::Debug;
 
 use chessgold_engine::action::MoveKind;
 use chessgold_engine::pieces::Role;
+use chessgold_engine::variants::class_warfare::ClassWarfare;
 use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
 use chessgold_engine::variants::grunt::Grunt;
@@ -180,6 +183,17 @@ impl BotVariant for Electrum {
     }
 }
 
+impl BotVariant for ClassWarfare {
+    type Eval = ClassWarfareEval;
+    fn evaluator() -> Self::Eval {
+        ClassWarfareEval::new()
+    }
+
+    /// The move limit reads the move number, which the repetition key leaves out.
+    fn table_key(pos: &Position<Self>) -> u64 {
+        pos.hash() ^ crate::search::mix64(u64::from(pos.fullmoves()) ^ 0xC1A5_5A2E)
+    }
+}
 
 impl BotVariant for Grunt {
     type Eval = GruntEval;

@@ -1,6 +1,7 @@
 //! From a variant id to the typed code: the one place that lists the variants the bot plays.
 
 use chessgold_engine::Variant;
+use chessgold_engine::variants::chessception::Chessception;
 use chessgold_engine::variants::class_warfare::ClassWarfare;
 use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
@@ -30,6 +31,7 @@ pub fn dispatch<F: WithVariant>(id: &str, f: F) -> Option<F::Output> {
         _ if id == Electrum::ID => Some(f.run::<Electrum>()),
         _ if id == ClassWarfare::ID => Some(f.run::<ClassWarfare>()),
         _ if id == Grunt::ID => Some(f.run::<Grunt>()),
+        _ if id == Chessception::ID => Some(f.run::<Chessception>()),
         _ => None,
     }
 }

@@ -13,6 +13,7 @@
 //! the capture is ordered first and never pruned.
 
 mod chess;
+mod chessception;
 mod class_warfare;
 mod electrum;
 mod gold;
@@ -20,6 +21,7 @@ mod grunt;
 mod loot;
 
 pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
+pub use chessception::ChessceptionEval;
 pub use class_warfare::ClassWarfareEval;
 pub use electrum::ElectrumEval;
 pub use gold::GoldEval;
@@ -30,6 +32,7 @@ use core::fmt::Debug;
 
 use chessgold_engine::action::MoveKind;
 use chessgold_engine::pieces::Role;
+use chessgold_engine::variants::chessception::Chessception;
 use chessgold_engine::variants::class_warfare::ClassWarfare;
 use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
@@ -199,5 +202,17 @@ impl BotVariant for Grunt {
     type Eval = GruntEval;
     fn evaluator() -> Self::Eval {
         GruntEval::new()
+    }
+}
+
+impl BotVariant for Chessception {
+    type Eval = ChessceptionEval;
+    fn evaluator() -> Self::Eval {
+        ChessceptionEval::new()
+    }
+
+    /// The ply limit reads the move number, which the repetition key leaves out.
+    fn table_key(pos: &Position<Self>) -> u64 {
+        pos.hash() ^ crate::search::mix64(u64::from(pos.fullmoves()) ^ 0xCE97_10A0)
     }
 }

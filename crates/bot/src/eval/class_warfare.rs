@@ -7,7 +7,8 @@
 //!   king's rank), and more still close to the king; a proletariat down to its last pawns is
 //!   near losing.
 //! - A piece type runs as in chess only while both of its factory squares (rank 4) are
-//!   occupied: a stalled piece crawls like a pawn and is worth a good deal less.
+//!   occupied: a stalled piece crawls like a pawn and is worth a good deal less, as long as
+//!   the proletariat has the pawns to exploit it.
 //! - Pieces next to their king guard it.
 //! - Time is on the bourgeoisie's side: the proletariat's attacking terms shrink over its last
 //!   moves, and the bourgeoisie gains a little with each move played.
@@ -35,8 +36,11 @@ const KING: usize = 5;
 
 /// Piece values (P N B R Q K); the king's is the game.
 const VALUE: [i32; 6] = [100, 300, 330, 480, 900, 5_000];
-/// What is left of a piece's value while its factory is stopped, percent.
-const STALLED_PERCENT: i32 = 55;
+/// What a piece loses while its factory is stopped, percent (in full with four pawns or more
+/// left, in proportion below).
+const STALLED_PERCENT: i32 = 45;
+/// Penalty per pawn below three: the proletariat loses with its last pawn.
+const LAST_PAWNS: i32 = 150;
 /// A pawn's bonus by rank (rank 1, the king's rank, first).
 const PAWN_RANK: [i32; 4] = [70, 35, 15, 0];
 /// A pawn's bonus by its distance to the king (king moves).
@@ -70,23 +74,26 @@ impl ClassWarfareEval {
     /// The score for White (the bourgeoisie).
     fn white_score(pos: &Position<ClassWarfare>) -> i32 {
         let board = pos.board();
+        let pawns = board.pieces(Color::Black, PAWN);
         let mut white = 0;
         for role in [KNIGHT, BISHOP, ROOK, QUEEN] {
             let n = board.pieces(Color::White, role).count() as i32;
             if n == 0 {
                 continue;
             }
-            let pct = if factory_running(pos, role) { 100 } else { STALLED_PERCENT };
-            white += n * VALUE[role] * pct / 100;
+            white += n * VALUE[role];
+            if !factory_running(pos, role) {
+                // A stopped factory matters while the proletariat has pawns to exploit it.
+                white -= n * VALUE[role] * STALLED_PERCENT * pawns.count().min(4) as i32 / 400;
+            }
         }
         let king = board.pieces(Color::White, KING).first();
         if let Some(k) = king {
             let near = Board8x4::tables().all & zone(k);
             white += GUARD * (near & board.by_color(Color::White)).count() as i32;
         }
-        let pawns = board.pieces(Color::Black, PAWN);
         let n = pawns.count() as i32;
-        let mut black = n * VALUE[PAWN] - 90 * (3 - n).max(0);
+        let mut black = n * VALUE[PAWN] - LAST_PAWNS * (3 - n).max(0);
         let mut attack = 0;
         for sq in pawns.squares() {
             attack += PAWN_RANK[Board8x4::rank_of(sq) as usize];

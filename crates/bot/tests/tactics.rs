@@ -119,7 +119,7 @@ fn grunt_mates_by_promotion_in_place() {
 }
 
 #[test]
-fn class_warfare_takes_the_king_or_the_last_pawn() {
+fn class_warfare_wins_by_each_of_its_rules() {
     // The proletariat takes the king on e1 (no check warned it); pushing on does not win.
     let g = game("class-warfare", "pp4pp/8/3p4/R3K2R b - - 0 12");
     assert_forced_win(g.as_ref(), 1, "d2e1");
@@ -133,6 +133,13 @@ fn class_warfare_takes_the_king_or_the_last_pawn() {
     let mut after = g.boxed_clone();
     after.play("h3h4").expect("legal");
     assert_eq!(after.snapshot().reason, Some("no-pawns"));
+    // A side without a move loses here (no stalemate): the king blocks the last pawn, which
+    // taking would only send back to its empty factory square; b1b2 would lose the king.
+    let g = game("class-warfare", "8/p7/8/1K6 w - - 0 20");
+    assert_forced_win(g.as_ref(), 1, "b1a2");
+    let mut after = g.boxed_clone();
+    after.play("b1a2").expect("legal");
+    assert_eq!(after.snapshot().reason, Some("no-move"));
 }
 
 #[test]

@@ -22,6 +22,13 @@ const POSITIONS: &[(&str, &str)] = &[
     ("conqueror-gold", "4k3/8/8/8/8/8/8/4K3 w - - 0 1 gold=4/3 placed=-"),
     ("sandbox", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"),
     ("lootbox", "4k3/8/8/8/8/8/8/4K3 w - - 0 1 gold=4/3 boxes=- inventory=-/- items=- countdown=0 words=0"),
+    ("electrum", "wcbskgmnr/ppppppppp/9/9/9/9/9/PPPPPPPPP/RNMGKSBCW w Qk - 0 1"),
+    ("class-warfare", "pppppppp/8/8/RNBQKBNR b - - 0 1"),
+    ("grunt", "1nbgkbn1/pppppppp/8/8/8/8/PPPPPPPP/1NBGKBN1 w - - 0 1 xp=0/1"),
+    (
+        "chessception",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 hp=- shields=d1,f1,d2,e2,f2,d7,e7,f7,d8,f8",
+    ),
 ];
 
 /// CPU time of this thread so far, seconds (0 where the kernel does not tell).

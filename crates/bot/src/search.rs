@@ -383,7 +383,9 @@ impl<V: BotVariant> Searcher<V> {
             if let Some(o) = V::variant_outcome(pos) {
                 return Self::outcome_score(o.winner, turn, ply);
             }
-            if self.is_repetition(pos.hash()) || V::insufficient_material(pos) {
+            // Only the draws the variant has: Class Warfare knows neither repetition nor the
+            // no-progress rule.
+            if (V::REPETITION && self.is_repetition(pos.hash())) || V::insufficient_material(pos) {
                 return 0;
             }
             alpha = alpha.max(-MATE + ply as i32);
@@ -399,7 +401,8 @@ impl<V: BotVariant> Searcher<V> {
             return self.qsearch(pos, ply, alpha, beta, 0);
         }
         let key = pos.hash();
-        let entry = self.tt.probe(key);
+        let tt_key = V::table_key(pos);
+        let entry = self.tt.probe(tt_key);
         let mut tt_move = entry.and_then(|e| e.mv);
         if ply == 0 && self.root_best.is_some() {
             tt_move = self.root_best;
@@ -427,7 +430,7 @@ impl<V: BotVariant> Searcher<V> {
             self.lists[ply] = list;
             return Self::no_move_score(pos, ply);
         }
-        if ply > 0 && pos.halfmoves() >= 100 {
+        if ply > 0 && V::NO_PROGRESS_PLIES.is_some_and(|n| pos.halfmoves() >= n) {
             self.lists[ply] = list;
             return 0;
         }
@@ -527,7 +530,7 @@ impl<V: BotVariant> Searcher<V> {
             // Every move was pruned (cannot happen with searched > 0 first); be safe.
             best = static_eval.max(-MATE_BOUND);
         }
-        self.tt.store(key, best_move, score_to_tt(best, ply), depth, bound);
+        self.tt.store(tt_key, best_move, score_to_tt(best, ply), depth, bound);
         best
     }
 

@@ -36,7 +36,7 @@ fn supported(id: &str) -> bool {
 /// `BotVariant` impl with its evaluator and a line in `dispatch()`; the search stays as it is).
 /// Listed so that the engine can register them before their bots exist; a variant registered
 /// without a bot and not listed here fails this test.
-const PENDING: &[&str] = &["electrum", "class-warfare", "grunt", "chessception"];
+const PENDING: &[&str] = &[];
 
 #[test]
 fn every_registered_variant_has_a_bot() {
@@ -115,6 +115,21 @@ fn same_seed_same_move_and_seeds_vary_the_weak_levels() {
         let a = choose_action(g.as_ref(), level, Limits::nodes(3_000), 42);
         let b = choose_action(g.as_ref(), level, Limits::nodes(3_000), 42);
         assert_eq!(a, b, "level {level}");
+    }
+    // Every variant the bot plays, from its start and after a few random plies.
+    let mut rng = Rng(3);
+    for info in variants().iter().filter(|v| supported(v.id)) {
+        let mut g = info.new_seeded_game(5);
+        for _ in 0..6 {
+            let legal = g.legal_actions();
+            g.play(&legal[rng.below(legal.len())]).expect("legal");
+        }
+        for level in [Level::MIN, Level::new(4).expect("1 to 8"), Level::MAX] {
+            let a = analyse(g.as_ref(), level, Limits::nodes(3_000), 9);
+            let b = analyse(g.as_ref(), level, Limits::nodes(3_000), 9);
+            assert!(a.is_some(), "{}: no move in {}", info.id, g.fen());
+            assert_eq!(a, b, "{} level {level}", info.id);
+        }
     }
     let gold = chessgold_engine::registry::variant("gold").expect("registered").new_game();
     let a = analyse(gold.as_ref(), Level::MAX, Limits::nodes(20_000), 5);

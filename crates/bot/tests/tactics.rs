@@ -1,5 +1,6 @@
 //! The bot finds forced wins: mate in one and two in every royal variant (a mate by placement
-//! in the gold modes, a conversion win in Conqueror), checked by playing out every defence.
+//! in the gold modes, a conversion win in Conqueror, a promotion in place in Grunt, a king
+//! captured or killed where there is no check), checked by playing out every defence.
 
 #![expect(clippy::expect_used, reason = "test fixtures fail loudly")]
 
@@ -88,4 +89,70 @@ fn the_bot_uses_the_game_history_for_repetition() {
     let fresh = variant("standard").expect("registered").game_from_fen("3k4/8/8/8/8/8/8/Q3K3 b - - 0 1").expect("fen");
     let a = analyse(fresh.as_ref(), Level::MAX, Limits::nodes(50_000), 1).expect("a move");
     assert!(a.score < -500, "{a:?}");
+}
+
+#[test]
+fn electrum_mates_with_fairy_pieces() {
+    // The Goldrook runs up the i-file to the back rank: Black's own pawns box its king in.
+    assert_forced_win(game("electrum", "k8/pp7/9/9/9/9/9/9/4K3R w - - 0 1").as_ref(), 1, "goldrook");
+    // The Nitan jumps g4-h6 and checks with its narrow forward leap (1,3), which nothing can
+    // block, a king its own pieces box in (a knight on h6 would not reach i9).
+    let g = game("electrum", "7rk/7pp/9/9/9/6N2/9/9/4K4 w - - 0 1");
+    assert_forced_win(g.as_ref(), 1, "nitan");
+    let mut after = g.boxed_clone();
+    after.play("g4h6").expect("legal");
+    assert_eq!(after.snapshot().status, "checkmate");
+}
+
+#[test]
+fn grunt_mates_by_promotion_in_place() {
+    // The bishop on e8 becomes a rook for 6 XP: check along the back rank, and mate.
+    let g = game("grunt", "k3B3/pp6/8/8/8/8/8/4K3 w - - 0 1 xp=6/0");
+    assert_forced_win(g.as_ref(), 1, "e8=R");
+    let mut after = g.boxed_clone();
+    after.play("e8=R").expect("legal");
+    assert_eq!(after.snapshot().status, "checkmate");
+    // Without the XP there is no such mate.
+    let poor = game("grunt", "k3B3/pp6/8/8/8/8/8/4K3 w - - 0 1 xp=5/0");
+    let a = analyse(poor.as_ref(), Level::MAX, Limits::nodes(50_000), 1).expect("a move");
+    assert_eq!(a.mate, None, "{a:?}");
+}
+
+#[test]
+fn class_warfare_wins_by_each_of_its_rules() {
+    // The proletariat takes the king on e1 (no check warned it); pushing on does not win.
+    let g = game("class-warfare", "pp4pp/8/3p4/R3K2R b - - 0 12");
+    assert_forced_win(g.as_ref(), 1, "d2e1");
+    let mut after = g.boxed_clone();
+    after.play("d2e1").expect("legal");
+    assert_eq!(after.snapshot().reason, Some("king-captured"));
+    // The bourgeoisie takes the last pawn (its factory square is occupied, so it does not
+    // come back) and wins at once; the king must not walk into its capture meanwhile.
+    let g = game("class-warfare", "R6p/7R/8/4K3 w - - 0 30");
+    assert_forced_win(g.as_ref(), 1, "h3h4");
+    let mut after = g.boxed_clone();
+    after.play("h3h4").expect("legal");
+    assert_eq!(after.snapshot().reason, Some("no-pawns"));
+    // A side without a move loses here (no stalemate): the king blocks the last pawn, which
+    // taking would only send back to its empty factory square; b1b2 would lose the king.
+    let g = game("class-warfare", "8/p7/8/1K6 w - - 0 20");
+    assert_forced_win(g.as_ref(), 1, "b1a2");
+    let mut after = g.boxed_clone();
+    after.play("b1a2").expect("legal");
+    assert_eq!(after.snapshot().reason, Some("no-move"));
+}
+
+#[test]
+fn chessception_kills_a_wounded_king() {
+    // The king on e8 has 2 HP and is shielded (half damage): the rook's hit (1) does not kill,
+    // the queen's (2) does.
+    let g = game("chessception", "4k3/8/8/7Q/8/8/8/4RK2 w - - 0 1 hp=e8:2 shields=-");
+    assert_forced_win(g.as_ref(), 1, "h5e8");
+    let mut after = g.boxed_clone();
+    after.play("h5e8").expect("legal");
+    assert_eq!(after.snapshot().reason, Some("king-killed"));
+    // Black to move kills too (scores are for the side to move): a knight strikes with its
+    // own aura (double damage, halved by the shield: 2).
+    let g = game("chessception", "4k3/8/8/8/8/3n4/8/4K3 b - - 0 1 hp=e1:2 shields=-");
+    assert_forced_win(g.as_ref(), 1, "d3e1");
 }

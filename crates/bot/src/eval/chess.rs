@@ -80,7 +80,17 @@ const fn kind_mobility(kind: PieceKind) -> (i32, i32, i32) {
         PieceKind::Bishop => (6, 5, 5),
         PieceKind::Rook => (6, 2, 4),
         PieceKind::Queen => (12, 1, 2),
-        _ => (5, 3, 3),
+        // Electrum's fairy pieces: its evaluator counts their mobility itself (by piece, on
+        // the squares enemy pawns do not guard).
+        PieceKind::Goldrook
+        | PieceKind::Nitan
+        | PieceKind::Goldmitre
+        | PieceKind::Goldrider
+        | PieceKind::Silverrider
+        | PieceKind::Silverbishop
+        | PieceKind::Caman
+        | PieceKind::Silverwing => (0, 0, 0),
+        PieceKind::Grunt => (5, 3, 3),
     }
 }
 

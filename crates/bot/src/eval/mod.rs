@@ -1,24 +1,42 @@
 //! Static evaluation, one evaluator per variant family.
 //!
 //! The search knows a variant only through [`BotVariant`]: which [`Evaluator`] judges its
-//! positions, and how a position without legal actions ends. A new variant (lootbox, electrum,
-//! class-warfare, grunt, chessception) implements [`BotVariant`] here, usually by wrapping
-//! [`ChessEval`] with its own terms as [`GoldEval`] does, and adds one line to the dispatch in
-//! [`crate::dispatch`]; the search is not touched.
+//! positions, and how a position without legal actions ends. A new variant implements
+//! [`BotVariant`] here, usually by wrapping [`ChessEval`] with its own terms as [`GoldEval`]
+//! does, and adds one line to the dispatch in [`crate::dispatch`]; the search is not touched.
+//!
+//! The search reads the end rules from the engine: a variant's own results
+//! ([`Variant::variant_outcome`]: a captured or killed king, a conversion, a move limit), the
+//! result of having no move ([`Variant::no_moves_outcome`]), and only the draws the variant has
+//! ([`Variant::REPETITION`], [`Variant::NO_PROGRESS_PLIES`]). Without check (Class Warfare,
+//! Chessception) the king is simply taken: such evaluators give the king a large value so that
+//! the capture is ordered first and never pruned.
 
 mod chess;
+mod chessception;
+mod class_warfare;
+mod electrum;
 mod gold;
+mod grunt;
 mod loot;
 
 pub use chess::{ChessEval, EvalInfo, attacks, role_of_kind};
+pub use chessception::ChessceptionEval;
+pub use class_warfare::ClassWarfareEval;
+pub use electrum::ElectrumEval;
 pub use gold::GoldEval;
+pub use grunt::GruntEval;
 pub use loot::LootEval;
 
 use core::fmt::Debug;
 
 use chessgold_engine::action::MoveKind;
 use chessgold_engine::pieces::Role;
+use chessgold_engine::variants::chessception::Chessception;
+use chessgold_engine::variants::class_warfare::ClassWarfare;
+use chessgold_engine::variants::electrum::Electrum;
 use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
+use chessgold_engine::variants::grunt::Grunt;
 use chessgold_engine::variants::lootbox::LootBox;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Move, Position, Variant};
@@ -76,10 +94,23 @@ pub trait BotVariant: Variant {
     fn evaluator() -> Self::Eval;
 
     /// The score (for the side to move, before mate-distance adjustment) of a position in
-    /// which the side to move has no legal action and no variant rule has ended the game:
-    /// checkmate (`-MATE`) or stalemate (0) by default.
+    /// which the side to move has no legal action and no variant rule has ended the game: by
+    /// default what the engine's own rule says ([`Variant::no_moves_outcome`]): checkmate
+    /// (`-MATE`) or stalemate (0) in the check variants, a loss in Class Warfare, a draw in
+    /// Chessception.
     fn no_move_score(pos: &Position<Self>) -> i32 {
-        if pos.is_check() { -MATE } else { 0 }
+        match Self::no_moves_outcome(pos).winner {
+            None => 0,
+            Some(w) if w == pos.turn() => MATE,
+            Some(_) => -MATE,
+        }
+    }
+
+    /// The transposition table's key of a position: its repetition key by default. A variant
+    /// whose end rules read a counter the repetition key leaves out (Class Warfare's move
+    /// limit) adds it here, so that positions nearer the end are not mistaken for earlier ones.
+    fn table_key(pos: &Position<Self>) -> u64 {
+        pos.hash()
     }
 
     /// Removes from a copy of the position what a player may not know before the search
@@ -145,5 +176,43 @@ impl BotVariant for LootBox {
 
     fn hide_secrets(pos: &mut Position<Self>, stand_in: u64) {
         pos.ext_mut().seed = stand_in;
+    }
+}
+
+impl BotVariant for Electrum {
+    type Eval = ElectrumEval;
+    fn evaluator() -> Self::Eval {
+        ElectrumEval::new()
+    }
+}
+
+impl BotVariant for ClassWarfare {
+    type Eval = ClassWarfareEval;
+    fn evaluator() -> Self::Eval {
+        ClassWarfareEval::new()
+    }
+
+    /// The move limit reads the move number, which the repetition key leaves out.
+    fn table_key(pos: &Position<Self>) -> u64 {
+        pos.hash() ^ crate::search::mix64(u64::from(pos.fullmoves()) ^ 0xC1A5_5A2E)
+    }
+}
+
+impl BotVariant for Grunt {
+    type Eval = GruntEval;
+    fn evaluator() -> Self::Eval {
+        GruntEval::new()
+    }
+}
+
+impl BotVariant for Chessception {
+    type Eval = ChessceptionEval;
+    fn evaluator() -> Self::Eval {
+        ChessceptionEval::new()
+    }
+
+    /// The ply limit reads the move number, which the repetition key leaves out.
+    fn table_key(pos: &Position<Self>) -> u64 {
+        pos.hash() ^ crate::search::mix64(u64::from(pos.fullmoves()) ^ 0xCE97_10A0)
     }
 }

@@ -111,7 +111,9 @@ async fn serve(
                 Some(Ok(Message::Text(text))) => {
                     last_heard = Instant::now();
                     if !limiter.take() {
-                        if ws.text(protocol::error("rate_limited", "too many messages; slow down", None)).await.is_err() { break }
+                        // Answer the action's ack, so its sender knows to resend it later.
+                        let ack = if text.len() <= cfg.max_message_bytes { protocol::parse(&text).ok().and_then(|m| m.ack()) } else { None };
+                        if ws.text(protocol::error("rate_limited", "too many messages; slow down", ack)).await.is_err() { break }
                         continue;
                     }
                     if text.len() > cfg.max_message_bytes {

@@ -191,6 +191,14 @@ export class LiveSocket {
       }
       return;
     }
+    if (t === "error" && d && d.code === "rate_limited" && this.unacked.has(d.ack)) {
+      // Refused unread: the command stays queued and goes again once the rate allows.
+      const cmd = this.unacked.get(d.ack);
+      setTimeout(() => {
+        if (this.unacked.get(d.ack) === cmd) this.transmit(cmd.t, cmd.d);
+      }, 1000);
+      return;
+    }
     if (t === "error" && d && typeof d.ack === "number" && this.unacked.has(d.ack)) {
       const cmd = this.unacked.get(d.ack);
       this.unacked.delete(d.ack);

@@ -97,3 +97,29 @@ async fn an_oversized_frame_closes_the_socket() {
     assert!(sp.closed().await, "a frame over the cap closes the socket");
     assert!(sp.seen.iter().any(|m| m["t"] == "error" && m["d"]["code"] == "too_large"));
 }
+
+#[tokio::test]
+async fn a_flood_of_messages_is_rate_limited_per_connection() {
+    let app = crate::helpers::spawn_app_with(|s| {
+        s.game.messages_per_second = 1;
+        s.game.messages_burst = 5;
+    })
+    .await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+0").await;
+    for _ in 0..12 {
+        ws.send(json!({"t": "ping"})).await;
+    }
+    let limited = ws.until("error").await;
+    assert_eq!(limited["d"]["code"], "rate_limited");
+    let pongs = ws.seen.iter().filter(|m| m["t"] == "pong").count();
+    assert!((5..12).contains(&pongs), "the burst is answered, the rest refused: {pongs} pongs");
+    // An action inside the flood is refused and changes nothing; the other connection is not
+    // limited, and once the bucket refills the first one plays again.
+    let ans = ws.act("e2e4", 0).await;
+    assert_eq!(ans["d"]["code"], "rate_limited", "{ans}");
+    assert_eq!(chessgold::db::games::find(&app.db_pool, &id).await.unwrap().unwrap().plies, 0);
+    bs.send(json!({"t": "ping"})).await;
+    bs.until("pong").await;
+    tokio::time::sleep(std::time::Duration::from_millis(2200)).await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4"]).await;
+}

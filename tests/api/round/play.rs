@@ -233,3 +233,98 @@ async fn the_game_page_carries_what_the_board_needs() {
     let r = w.http.get(format!("{}/{id}{pid}", app.address)).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200, "the seat's own 12-character link");
 }
+
+/// Every registered variant plays online: two guests take turns with legal actions from the
+/// states the server sends (an equip whenever Loot Boxes offers one), both sockets see every
+/// action, and after the game the record (with the published seed) replays to the same position.
+#[tokio::test]
+async fn every_variant_plays_online_and_replays_from_its_record() {
+    let app = spawn_app().await;
+    for info in chessgold_engine::registry::variants() {
+        let (id, w, _b, mut ws, mut bs) = two_guests(&app.address, info.id, "unlimited").await;
+        let mut state = ws.seen.iter().find(|m| m["t"] == "full").unwrap()["d"]["state"].clone();
+        let mut played: Vec<String> = Vec::new();
+        for ply in 0..40usize {
+            let legal: Vec<String> = serde_json::from_value(state["legal"].clone()).unwrap();
+            if legal.is_empty() || state["status"] != "ongoing" {
+                break;
+            }
+            let equip =
+                legal.iter().find(|a| a.contains('@') && a.chars().next().is_some_and(|c| c.is_ascii_lowercase()));
+            let action = equip.cloned().unwrap_or_else(|| legal[(ply * 7 + 3) % legal.len()].clone());
+            let white = state["side"] == "white";
+            let (mover, other) = if white { (&mut ws, &mut bs) } else { (&mut bs, &mut ws) };
+            let ans = mover.act(&action, ply).await;
+            assert_eq!(ans["t"], "ack", "{}: {action} at ply {ply}: {ans}", info.id);
+            let ev = mover.move_event(ply as u64 + 1).await;
+            assert_eq!(other.move_event(ply as u64 + 1).await["v"], ev["v"]);
+            state = ev["d"]["state"].clone();
+            played.push(action);
+        }
+        let over = state["status"] != "ongoing";
+        assert!(played.len() >= 6 || (over && played.len() >= 2), "{}: only {} actions", info.id, played.len());
+        if !over {
+            assert_eq!(ws.command("resign").await["t"], "ack", "{}", info.id);
+        }
+        let end = bs.until("end").await;
+        let rec: Value =
+            w.http.get(format!("{}/api/game/{id}", app.address)).send().await.unwrap().json().await.unwrap();
+        let actions: Vec<&str> =
+            rec["actions"].as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
+        assert_eq!(actions, played, "{}", info.id);
+        let mut g = match end["d"]["seed"].as_u64() {
+            Some(seed) => info.new_seeded_game(seed),
+            None => info.new_game(),
+        };
+        assert_eq!(info.seeded, end["d"]["seed"].is_u64(), "{}: a seed is published for random variants only", info.id);
+        for a in &actions {
+            g.play(a).unwrap();
+        }
+        assert_eq!(g.snapshot().fen, state["fen"], "{}: the record replays", info.id);
+    }
+}
+
+/// Loot Boxes online with a known seed (set in the record before anyone connects): a knight opens
+/// the box, White equips the crossbow (the turn stays White's, both sockets see it), then moves.
+#[tokio::test]
+async fn a_loot_box_opened_and_its_item_equipped_online() {
+    use sha2::{Digest, Sha256};
+    let app = spawn_app().await;
+    let w = super::Browser::new(&app.address);
+    let b = super::Browser::new(&app.address);
+    let id = w.create("lootbox", "unlimited", "casual", "white").await;
+    b.join(&id).await;
+    let salt = [7u8; 32];
+    let mut h = Sha256::new();
+    h.update(0u64.to_be_bytes());
+    h.update(salt);
+    let commitment: String = h.finalize().iter().map(|x| format!("{x:02x}")).collect();
+    sqlx::query("UPDATE games SET seed = 0, salt = $2, commitment = $3 WHERE id = $1")
+        .bind(&id)
+        .bind(salt.to_vec())
+        .bind(&commitment)
+        .execute(&app.db_pool)
+        .await
+        .unwrap();
+    let mut ws = w.socket(&id, None).await;
+    let mut bs = b.socket(&id, None).await;
+    ws.until("full").await;
+    bs.until("full").await;
+    let line = ["N@b1", "e8e7", "e1e2", "e7e6", "e2e1", "e6e7", "b1a3", "e7e6", "a3b5", "e6e7", "b5a3", "e7e6"];
+    play_line(&mut ws, &mut bs, 0, &line).await;
+    let last = ws.seen.iter().rev().find(|m| m["t"] == "move").unwrap()["d"]["state"].clone();
+    assert_eq!(last["inventory"]["white"]["items"], serde_json::json!([["crossbow", 1]]), "{last}");
+    assert!(last["equips"].as_array().unwrap().iter().any(|e| e == "crossbow@a3"), "{last}");
+    assert_eq!(ws.act("crossbow@a3", 12).await["t"], "ack");
+    let ev = bs.move_event(13).await;
+    assert_eq!(ev["d"]["action"], "crossbow@a3");
+    assert_eq!(ev["d"]["state"]["side"], "white", "an equip is not a turn");
+    assert_eq!(bs.act("e6e7", 13).await["d"]["code"], "not_your_turn");
+    assert_eq!(ws.act("a3b5", 13).await["t"], "ack");
+    assert_eq!(bs.move_event(14).await["d"]["state"]["side"], "black");
+    assert_eq!(ws.command("resign").await["t"], "ack");
+    let end = bs.until("end").await;
+    assert_eq!((end["d"]["seed"].as_u64(), end["d"]["salt"].as_str()), (Some(0), Some("07".repeat(32).as_str())));
+    let full = ws.seen.iter().find(|m| m["t"] == "full").unwrap();
+    assert_eq!(full["d"]["seed_commitment"], commitment.as_str());
+}

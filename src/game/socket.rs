@@ -99,17 +99,10 @@ async fn serve(
                 // The round dropped this connection (too slow) or stopped.
                 None => { close = Some(CloseReason { code: CloseCode::Again, description: None }); break }
             },
-            frame = stream.recv() => match frame {
-                None => break,
-                Some(Err(e)) => {
-                    let overflow = matches!(e, actix_ws::ProtocolError::Overflow);
-                    let (code, why) = if overflow { ("too_large", CloseCode::Size) } else { ("malformed", CloseCode::Protocol) };
-                    let _ = ws.text(protocol::error(code, &e.to_string(), None)).await;
-                    close = Some(CloseReason { code: why, description: None });
-                    break;
-                }
-                Some(Ok(Message::Text(text))) => {
-                    last_heard = Instant::now();
+            frame = stream.recv() => match incoming(&mut ws, frame, &mut last_heard).await {
+                Incoming::End(reason) => { close = reason; break }
+                Incoming::Handled => {}
+                Incoming::Text(text) => {
                     if !limiter.take() {
                         // Answer the action's ack, so its sender knows to resend it later.
                         let ack = if text.len() <= cfg.max_message_bytes { protocol::parse(&text).ok().and_then(|m| m.ack()) } else { None };
@@ -150,16 +143,6 @@ async fn serve(
                         break;
                     }
                 }
-                Some(Ok(Message::Binary(_))) => {
-                    last_heard = Instant::now();
-                    if ws.text(protocol::error("malformed", "send text frames", None)).await.is_err() { break }
-                }
-                Some(Ok(Message::Ping(bytes))) => {
-                    last_heard = Instant::now();
-                    if ws.pong(&bytes).await.is_err() { break }
-                }
-                Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {}
             },
             _ = check.tick() => {
                 if last_heard.elapsed() >= idle {
@@ -171,6 +154,47 @@ async fn serve(
     }
     let _ = round.send(Cmd::Leave { conn }).await;
     let _ = ws.close(close).await;
+}
+
+/// A received frame after the handling every socket shares.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A text message for the socket to read.
+    Text(String),
+    /// Nothing more to do with this frame.
+    Handled,
+    /// The connection ends, with this close reason.
+    End(Option<CloseReason>),
+}
+
+/// The frame handling of every socket: a protocol error (an oversized or broken frame) is
+/// answered and ends the connection, binary frames are refused, pings answered, a close ends it;
+/// any frame counts as a sign of life.
+pub async fn incoming(
+    ws: &mut actix_ws::Session,
+    frame: Option<Result<Message, actix_ws::ProtocolError>>,
+    last_heard: &mut Instant,
+) -> Incoming {
+    let message = match frame {
+        None => return Incoming::End(None),
+        Some(Err(e)) => {
+            let overflow = matches!(e, actix_ws::ProtocolError::Overflow);
+            let (code, why) =
+                if overflow { ("too_large", CloseCode::Size) } else { ("malformed", CloseCode::Protocol) };
+            let _ = ws.text(protocol::error(code, &e.to_string(), None)).await;
+            return Incoming::End(Some(CloseReason { code: why, description: None }));
+        }
+        Some(Ok(m)) => m,
+    };
+    *last_heard = Instant::now();
+    let sent = match message {
+        Message::Text(text) => return Incoming::Text(text.to_string()),
+        Message::Binary(_) => ws.text(protocol::error("malformed", "send text frames", None)).await,
+        Message::Ping(bytes) => ws.pong(&bytes).await,
+        Message::Close(_) => return Incoming::End(None),
+        _ => Ok(()),
+    };
+    if sent.is_err() { Incoming::End(None) } else { Incoming::Handled }
 }
 
 /// A token bucket on the monotonic clock: `burst` tokens, refilled at `per_second`.

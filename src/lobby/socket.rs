@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
-use actix_ws::{CloseCode, CloseReason, Message};
+use actix_ws::{CloseCode, CloseReason};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
@@ -17,7 +17,7 @@ use crate::db;
 use crate::error::PageError;
 use crate::game::identity::Identity;
 use crate::game::protocol;
-use crate::game::socket::Bucket;
+use crate::game::socket::{Bucket, Incoming, incoming};
 use crate::middleware::origin_allowed_headers;
 use crate::startup::AppState;
 
@@ -115,17 +115,10 @@ async fn serve(
                 };
                 if let Some(text) = out && ws.text(text).await.is_err() { break }
             }
-            frame = stream.recv() => match frame {
-                None => break,
-                Some(Err(e)) => {
-                    let overflow = matches!(e, actix_ws::ProtocolError::Overflow);
-                    let (code, why) = if overflow { ("too_large", CloseCode::Size) } else { ("malformed", CloseCode::Protocol) };
-                    let _ = ws.text(protocol::error(code, &e.to_string(), None)).await;
-                    close = Some(CloseReason { code: why, description: None });
-                    break;
-                }
-                Some(Ok(Message::Text(text))) => {
-                    last_heard = Instant::now();
+            frame = stream.recv() => match incoming(&mut ws, frame, &mut last_heard).await {
+                Incoming::End(reason) => { close = reason; break }
+                Incoming::Handled => {}
+                Incoming::Text(text) => {
                     if !limiter.take() {
                         if ws.text(protocol::error("rate_limited", "too many messages; slow down", None)).await.is_err() { break }
                         continue;
@@ -144,16 +137,6 @@ async fn serve(
                     };
                     if ws.text(reply).await.is_err() { break }
                 }
-                Some(Ok(Message::Binary(_))) => {
-                    last_heard = Instant::now();
-                    if ws.text(protocol::error("malformed", "send text frames", None)).await.is_err() { break }
-                }
-                Some(Ok(Message::Ping(bytes))) => {
-                    last_heard = Instant::now();
-                    if ws.pong(&bytes).await.is_err() { break }
-                }
-                Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {}
             },
             _ = check.tick() => {
                 if last_heard.elapsed() >= idle {

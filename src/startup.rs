@@ -66,6 +66,13 @@ pub struct AppState {
     pub lobby: Arc<Lobby>,
 }
 
+impl AppState {
+    /// What the lobby's functions need.
+    pub fn lobby_ctx(&self) -> LobbyCtx {
+        LobbyCtx { pool: self.pool.clone(), lobby: self.lobby.clone(), cfg: self.game.clone() }
+    }
+}
+
 /// The client's address: the peer, or the first `X-Forwarded-For` entry when trusted.
 pub fn client_ip(req: &HttpRequest, trust_forwarded_for: bool) -> IpAddr {
     if trust_forwarded_for

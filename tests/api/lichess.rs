@@ -196,6 +196,9 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     assert_eq!(g["moves"], "f2f3 e7e5 g2g4 d8h4");
     assert_eq!(g["players"]["white"]["user"]["name"], "alice");
     assert!(g["players"]["white"]["ratingDiff"].as_i64().unwrap() < 0);
+    let r =
+        client().get(app.url(&format!("/game/export/{id}"))).header("Accept", "application/json").send().await.unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()["moves"], "f2f3 e7e5 g2g4 d8h4");
 }
 
 #[tokio::test]
@@ -393,4 +396,115 @@ async fn each_token_has_its_rate_limit() {
     // Another token is not affected.
     assert_eq!(get(&app, Some(&bob.token), "/api/account").await.status().as_u16(), 200);
     tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn an_open_challenge_link_is_accepted_by_a_guest() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let r =
+        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("clock.limit", "600"), ("clock.increment", "5")])
+            .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    assert!(c["destUser"].is_null());
+    let id = c["id"].as_str().unwrap().to_string();
+    assert!(c["url"].as_str().unwrap().ends_with(&format!("/challenge/{id}")));
+    let guest = Browser::new(&app.address);
+    let page = guest.html(&format!("/challenge/{id}")).await;
+    assert!(page.contains("id=\"accept-form\""), "{page}");
+    let r = guest.post_form(&format!("/challenge/{id}"), &format!("/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+    let start = a_events.until("gameStart").await;
+    assert_eq!(start["game"]["gameId"], id.as_str());
+    assert_eq!(start["game"]["opponent"]["username"], "Anonymous");
+    let (status, _, _) = crate::round::stored_result(&app.db_pool, &id).await;
+    assert_eq!(status, 20);
+    // The link now leads to the game; a second visitor cannot accept it again.
+    let other = Browser::new(&app.address);
+    let r = other.http.get(app.url(&format!("/challenge/{id}"))).send().await.unwrap();
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+
+    // A rated link needs an account.
+    let r =
+        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("rated", "true"), ("clock.limit", "300")]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let page = other.html(&format!("/challenge/{id}")).await;
+    assert!(!page.contains("id=\"accept-form\""));
+    let r = other.post_form("/game/new", &format!("/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn a_challenge_from_the_profile_page_is_accepted_on_its_page() {
+    let app = spawn_app().await;
+    let alice = Browser::new(&app.address);
+    alice.signup("alice").await;
+    let bob = Browser::new(&app.address);
+    bob.signup("bob").await;
+    let profile = alice.html("/@/bob").await;
+    assert!(profile.contains("action=\"/@/bob/challenge\""));
+    let r = alice
+        .post_form(
+            "/@/bob",
+            "/@/bob/challenge",
+            &[("variant", "standard"), ("time", "5+3"), ("mode", "rated"), ("color", "white")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 303);
+    let at = r.headers().get("location").unwrap().to_str().unwrap().to_string();
+    let id = at.trim_start_matches("/challenge/").to_string();
+    assert!(alice.html(&at).await.contains("id=\"challenge-waiting\""));
+    // Every page of bob's carries the notification area fed by the event stream.
+    assert!(bob.html("/").await.contains("id=\"notifications\""));
+    let page = bob.html(&at).await;
+    assert!(page.contains("id=\"accept-form\"") && page.contains("id=\"decline-form\""));
+    let r = bob.post_form(&at, &format!("{at}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+    // The challenger's page now leads to the game too.
+    let r = alice.http.get(format!("{}{at}", app.address)).send().await.unwrap();
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+}
+
+#[tokio::test]
+async fn tokens_are_created_and_revoked_on_the_account_page() {
+    let app = spawn_app().await;
+    let alice = Browser::new(&app.address);
+    alice.signup("alice").await;
+    let r = alice
+        .post_form("/account/tokens", "/account/tokens", &[("description", "my board"), ("board:play", "on")])
+        .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let html = r.text().await.unwrap();
+    let at = html.find("<code class=\"token-value\">").unwrap() + "<code class=\"token-value\">".len();
+    let token = html[at..at + html[at..].find('<').unwrap()].to_string();
+    assert!(token.starts_with("cgp_"));
+    assert!(html.contains("my board"));
+    assert_eq!(get(&app, Some(&token), "/api/account").await.status().as_u16(), 200);
+    // Only board:play was granted.
+    assert_eq!(post_form(&app, Some(&token), "/api/challenge/open", &[]).await.status().as_u16(), 403);
+    // The token itself is stored only as a hash.
+    let stored: Vec<String> = sqlx::query_scalar("SELECT hash FROM api_tokens").fetch_all(&app.db_pool).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_ne!(stored[0], token);
+    let page = alice.html("/account/tokens").await;
+    assert!(!page.contains(&token), "the token is shown only once");
+    let at = page.find("action=\"/account/tokens/").unwrap() + "action=\"".len();
+    let revoke = page[at..at + page[at..].find('"').unwrap()].to_string();
+    let r = alice.post_form("/account/tokens", &revoke, &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(get(&app, Some(&token), "/api/account").await.status().as_u16(), 401);
+    // Without the CSRF token the form is refused.
+    let r = alice
+        .http
+        .post(app.url("/account/tokens"))
+        .header("Origin", &app.address)
+        .form(&[("description", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
 }

@@ -508,3 +508,40 @@ async fn tokens_are_created_and_revoked_on_the_account_page() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 403);
 }
+
+#[tokio::test]
+async fn challenges_events_and_board_games_cross_instances() {
+    let one = crate::helpers::spawn_app_with_redis().await;
+    let two = crate::round::instances::second_instance(&one).await;
+    let alice = player(&one, "alice", ALL).await;
+    let bob = player(&one, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&one, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&two, &bob.token, "/api/stream/event").await;
+    // A declined challenge: sent on one, declined on two, heard on one.
+    let r = post_form(&one, Some(&alice.token), "/api/challenge/bob", &[]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    assert_eq!(b_events.until("challenge").await["challenge"]["id"], id.as_str());
+    let r = post_form(&two, Some(&bob.token), &format!("/api/challenge/{id}/decline"), &[("reason", "tooFast")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(a_events.until("challengeDeclined").await["challenge"]["declineReasonKey"], "tooFast");
+    // An accepted one, played with a stream and the moves on each instance.
+    let id = challenge_accepted(&one, &alice, &bob, &mut a_events, &mut b_events).await;
+    let mut a_game = Ndjson::open(&one, &alice.token, &format!("/api/board/game/stream/{id}")).await;
+    let mut b_game = Ndjson::open(&two, &bob.token, &format!("/api/board/game/stream/{id}")).await;
+    a_game.until("gameFull").await;
+    b_game.until("gameFull").await;
+    for (i, action) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
+        let (app, p) = if i % 2 == 0 { (&one, &alice) } else { (&two, &bob) };
+        play(app, p, &id, action).await;
+    }
+    for s in [&mut a_game, &mut b_game] {
+        let mut st = s.until("gameState").await;
+        while st["status"] == "started" {
+            st = s.until("gameState").await;
+        }
+        assert_eq!((st["status"].as_str(), st["winner"].as_str()), (Some("mate"), Some("black")));
+        assert_eq!(st["moves"], "f2f3 e7e5 g2g4 d8h4");
+    }
+    assert_eq!(a_events.until("gameFinish").await["game"]["gameId"], id.as_str());
+    assert_eq!(b_events.until("gameFinish").await["game"]["gameId"], id.as_str());
+}

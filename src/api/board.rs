@@ -63,7 +63,15 @@ async fn run(state: &AppState, user: &ApiUser, id: &str, op: ApiOp) -> Result<Ht
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
 
-/// `POST /api/board/game/{id}/move/{action}`.
+/// The query of a move.
+#[derive(Debug, Deserialize)]
+struct MoveQuery {
+    /// Offer (or accept) a draw with the move, as lichess's `offeringDraw=true`.
+    #[serde(default, rename = "offeringDraw")]
+    offering_draw: Option<String>,
+}
+
+/// `POST /api/board/game/{id}/move/{action}[?offeringDraw=true]`.
 #[tracing::instrument(skip_all, fields(game.id = %path.0))]
 async fn play(
     req: HttpRequest,
@@ -76,7 +84,16 @@ async fn play(
     if action.len() > 32 {
         return Err(ApiError::bad_request("malformed_action", "an action has at most 32 bytes"));
     }
-    run(&state, &user, &id, ApiOp::Action(action)).await
+    let offering_draw = web::Query::<MoveQuery>::from_query(req.query_string())
+        .map_err(|e| ApiError::bad_request("bad_query", e.to_string()))?
+        .offering_draw
+        .as_deref()
+        .is_some_and(|v| v == "true");
+    let answer = run(&state, &user, &id, ApiOp::Action(action)).await?;
+    if offering_draw {
+        return run(&state, &user, &id, ApiOp::Command(Command::DrawYes)).await;
+    }
+    Ok(answer)
 }
 
 async fn command(

@@ -222,8 +222,8 @@ async fn resign_draw_and_chat_go_through_the_round() {
     let chat = b_game.until("chatLine").await;
     assert_eq!(chat["username"], "alice");
     assert_eq!(chat["text"], "hello");
-    play(&app, &alice, &id, "e2e4").await;
-    let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/draw/yes"), &[]).await;
+    let r =
+        post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/move/e2e4?offeringDraw=true"), &[]).await;
     assert_eq!(r.status().as_u16(), 200);
     let offered = loop {
         let s = b_game.until("gameState").await;
@@ -232,6 +232,14 @@ async fn resign_draw_and_chat_go_through_the_round() {
         }
     };
     assert_eq!(offered["moves"], "e2e4");
+    // Declining clears it.
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/draw/no"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(b_game.until("gameState").await["wdraw"], false);
+    assert_eq!(
+        post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/draw/maybe"), &[]).await.status().as_u16(),
+        400
+    );
     let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/resign"), &[]).await;
     assert_eq!(r.status().as_u16(), 200);
     let end = loop {

@@ -146,3 +146,32 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
     .await
     .context("listing pending challenges")
 }
+
+/// A challenge that lapsed: its id and its two accounts.
+#[derive(Debug, Clone)]
+pub struct Lapsed {
+    /// Id.
+    pub id: String,
+    /// The challenger.
+    pub challenger_id: Uuid,
+    /// The challenged account, if any.
+    pub dest_id: Option<Uuid>,
+}
+
+/// Marks the unanswered challenges past their expiry as cancelled and returns them (each once,
+/// whichever instance asks first).
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn lapse_expired(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<Lapsed>> {
+    sqlx::query_as!(
+        Lapsed,
+        r#"UPDATE challenges SET status = 'canceled'
+           WHERE status = 'created' AND expires_at <= now()
+           RETURNING id, challenger_id, dest_id"#
+    )
+    .fetch_all(db)
+    .await
+    .context("lapsing expired challenges")
+}

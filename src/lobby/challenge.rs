@@ -244,6 +244,22 @@ pub async fn cancel(ctx: &LobbyCtx, id: &str, user: Uuid) -> Result<(), Challeng
     Ok(())
 }
 
+/// Cancels the challenges nobody answered in time and tells their accounts
+/// (`challengeCanceled`).
+///
+/// # Errors
+/// Database failures.
+pub async fn lapse_expired(ctx: &LobbyCtx) -> anyhow::Result<()> {
+    for c in db::challenges::lapse_expired(&ctx.pool).await? {
+        let msg = UserMsg::ChallengeCanceled { id: c.id.clone() };
+        notify::send(ctx.lobby.broker(), c.challenger_id, &msg).await;
+        if let Some(d) = c.dest_id {
+            notify::send(ctx.lobby.broker(), d, &msg).await;
+        }
+    }
+    Ok(())
+}
+
 /// Lichess's challenge JSON; `viewer` sets `direction` (`in` / `out`).
 pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Value {
     let info = chessgold_engine::registry::variant(&c.variant);

@@ -344,7 +344,8 @@ pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameI
     Ok(games)
 }
 
-/// The lobby's housekeeping, forever: the matcher every second, expired seeks removed.
+/// The lobby's housekeeping, forever: the matcher every second, expired seeks removed, unanswered
+/// challenges lapsed.
 pub async fn keep_lobby(ctx: LobbyCtx) {
     let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.matcher_interval_ms.max(100)));
     loop {
@@ -355,6 +356,9 @@ pub async fn keep_lobby(ctx: LobbyCtx) {
         match db::lobby::purge_expired(&ctx.pool).await {
             Ok(ids) => ctx.lobby.removed(ids).await,
             Err(e) => tracing::warn!(error = format!("{e:#}"), "removing expired seeks failed"),
+        }
+        if let Err(e) = challenge::lapse_expired(&ctx).await {
+            tracing::warn!(error = format!("{e:#}"), "lapsing expired challenges failed");
         }
     }
 }

@@ -553,3 +553,29 @@ async fn challenges_events_and_board_games_cross_instances() {
     assert_eq!(a_events.until("gameFinish").await["game"]["gameId"], id.as_str());
     assert_eq!(b_events.until("gameFinish").await["game"]["gameId"], id.as_str());
 }
+
+#[tokio::test]
+async fn an_unanswered_challenge_lapses_and_both_sides_hear_it() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    b_events.until("challenge").await;
+    sqlx::query("UPDATE challenges SET expires_at = now() - interval '1 second' WHERE id = $1")
+        .bind(&id)
+        .execute(&app.db_pool)
+        .await
+        .unwrap();
+    for events in [&mut a_events, &mut b_events] {
+        let c = events.until("challengeCanceled").await;
+        assert_eq!(c["challenge"]["id"], id.as_str());
+        assert_eq!(c["challenge"]["status"], "canceled");
+    }
+    assert_eq!(
+        post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await.status().as_u16(),
+        404
+    );
+}

@@ -234,7 +234,11 @@ pub fn event_game(live: &Live, color: Color, now: OffsetDateTime) -> Value {
     let snapshot = live.snapshot();
     let opponent = match &live.seats[(!color).index()] {
         Some(s) if s.user_id.is_some() => {
-            json!({"id": s.name.to_lowercase(), "username": s.name, "rating": s.rating_before})
+            let mut o = json!({"id": s.name.to_lowercase(), "username": s.name, "rating": s.rating_before});
+            if let (Some(obj), Some(b), Some(a)) = (o.as_object_mut(), s.rating_before, s.rating_after) {
+                obj.insert("ratingDiff".into(), Value::from(a - b));
+            }
+            o
         }
         Some(_) => json!({"id": null, "username": "Anonymous", "rating": null}),
         None => Value::Null,

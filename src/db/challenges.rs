@@ -18,6 +18,14 @@ pub struct ChallengeRow {
     pub dest_id: Option<Uuid>,
     /// Its name.
     pub dest_name: Option<String>,
+    /// The challenger's rating in the variant (none before a rated game).
+    pub challenger_rating: Option<i32>,
+    /// The challenger's rated games in the variant.
+    pub challenger_games: Option<i32>,
+    /// The challenged account's rating in the variant.
+    pub dest_rating: Option<i32>,
+    /// The challenged account's rated games in the variant.
+    pub dest_games: Option<i32>,
     /// Variant id.
     pub variant: String,
     /// Centiseconds.
@@ -95,9 +103,13 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ch
     sqlx::query_as!(
         ChallengeRow,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
+                  cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
+                  dr.rating AS "dest_rating?", dr.games AS "dest_games?",
                   c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
+           LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
+           LEFT JOIN user_ratings dr ON dr.user_id = c.dest_id AND dr.variant = c.variant
            WHERE c.id = $1"#,
         id
     )
@@ -135,9 +147,13 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
     sqlx::query_as!(
         ChallengeRow,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
+                  cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
+                  dr.rating AS "dest_rating?", dr.games AS "dest_games?",
                   c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
+           LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
+           LEFT JOIN user_ratings dr ON dr.user_id = c.dest_id AND dr.variant = c.variant
            WHERE (c.challenger_id = $1 OR c.dest_id = $1) AND c.status = 'created' AND c.expires_at > now()
            ORDER BY c.created_at, c.id"#,
         user_id

@@ -273,21 +273,25 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         }
         None => json!({"type": "unlimited"}),
     };
-    let user = |name: &str| json!({"id": name.to_lowercase(), "name": name, "title": null});
+    let user = |name: &str, rating: Option<i32>, games: Option<i32>| {
+        json!({"id": name.to_lowercase(), "name": name, "title": null,
+               "rating": rating.unwrap_or(crate::game::rating::START),
+               "provisional": games.unwrap_or(0) < crate::game::rating::PROVISIONAL_GAMES})
+    };
     let status =
         if c.status == "created" && c.expires_at <= OffsetDateTime::now_utc() { "canceled" } else { c.status.as_str() };
     let mut v = json!({
         "id": c.id,
         "url": format!("{base}/challenge/{}", c.id),
         "status": status,
-        "challenger": user(&c.challenger_name),
-        "destUser": c.dest_name.as_deref().map_or(Value::Null, user),
+        "challenger": user(&c.challenger_name, c.challenger_rating, c.challenger_games),
+        "destUser": c.dest_name.as_deref().map_or(Value::Null, |d| user(d, c.dest_rating, c.dest_games)),
         "variant": {"key": c.variant, "name": info.map_or(c.variant.as_str(), |i| i.name), "short": info.map_or(c.variant.as_str(), |i| i.name)},
         "rated": c.rated,
         "speed": crate::api::lichess::speed(clock),
         "timeControl": time_control,
         "color": c.color,
-        "perf": {"name": info.map_or(c.variant.as_str(), |i| i.name)},
+        "perf": {"icon": "", "name": info.map_or(c.variant.as_str(), |i| i.name)},
         "createdAt": crate::api::lichess::ms(c.created_at),
         "expiresAt": crate::api::lichess::ms(c.expires_at),
     });
@@ -295,6 +299,9 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         if let Some(viewer) = viewer {
             let dir = if viewer == c.challenger_id { "out" } else { "in" };
             obj.insert("direction".into(), Value::from(dir));
+        }
+        if c.color != "random" {
+            obj.insert("finalColor".into(), Value::from(c.color.as_str()));
         }
         if let Some(r) = &c.decline_reason {
             obj.insert("declineReasonKey".into(), Value::from(r.as_str()));

@@ -118,6 +118,8 @@ async fn challenge_accepted(
     let seen = b_events.until("challenge").await;
     assert_eq!(seen["challenge"]["id"], id.as_str());
     assert_eq!(seen["challenge"]["direction"], "in");
+    assert_eq!(seen["challenge"]["challenger"]["rating"], 1500);
+    assert_eq!(seen["challenge"]["finalColor"], "white");
     let r = post_form(app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
     assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
     for (events, color) in [(a_events, "white"), (b_events, "black")] {
@@ -176,6 +178,10 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
         let fin = events.until("gameFinish").await;
         assert_eq!(fin["game"]["gameId"], id.as_str());
         assert_eq!(fin["game"]["winner"], "black");
+        assert_eq!(fin["game"]["status"]["name"], "mate");
+        let (mine, theirs) =
+            (fin["game"]["ratingDiff"].as_i64().unwrap(), fin["game"]["opponent"]["ratingDiff"].as_i64().unwrap());
+        assert_eq!(mine, -theirs);
     }
     // The rating shows on the profile.
     let r = get(&app, None, "/api/user/bob").await;

@@ -22,6 +22,7 @@ const MAX_GAMES: i64 = 300;
 /// The account routes, inside `/api`.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/account", web::get().to(account))
+        .route("/account/playing", web::get().to(playing))
         .route("/user/{username}", web::get().to(user))
         .route("/games/user/{username}", web::get().to(games));
 }
@@ -52,6 +53,24 @@ async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) ->
 async fn account(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
     let me = require(&req, &state, &session, &[]).await?;
     Ok(HttpResponse::Ok().json(user_json(&state, &req, me.id, &me.name).await?))
+}
+
+/// `GET /api/account/playing`: the caller's games being played, `{"nowPlaying": [game, ...]}`
+/// with the `game` objects of `gameStart` events.
+#[tracing::instrument(skip_all)]
+async fn playing(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
+    let me = require(&req, &state, &session, &[]).await?;
+    let ids = db::games::ongoing_of_user(&state.pool, me.id).await.map_err(|e| internal(&e))?;
+    let now = time::OffsetDateTime::now_utc();
+    let mut games = Vec::new();
+    for id in ids.iter().filter_map(|i| GameId::parse(i)) {
+        if let Some(live) = store::load(&state.pool, &id).await.map_err(|e| internal(&e))?
+            && let Some(color) = live.seat_of(&crate::game::PlayerRef::User(me.id))
+        {
+            games.push(lichess::event_game(&live, color, now));
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({"nowPlaying": games})))
 }
 
 async fn find_user(state: &AppState, name: &str) -> Result<db::users::UserRow, ApiError> {

@@ -217,6 +217,10 @@ async fn resign_draw_and_chat_go_through_the_round() {
     let id = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
     let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
     assert_eq!(b_game.next().await.unwrap()["type"], "gameFull");
+    let playing: Value = get(&app, Some(&bob.token), "/api/account/playing").await.json().await.unwrap();
+    assert_eq!(playing["nowPlaying"][0]["gameId"], id.as_str());
+    assert_eq!(playing["nowPlaying"][0]["color"], "black");
+    assert_eq!(playing["nowPlaying"][0]["isMyTurn"], false);
     let r = post_form(
         &app,
         Some(&alice.token),

@@ -1,16 +1,81 @@
-//! Messages to one account wherever it is connected: the broker channel `user:{id}` carries
-//! game starts and ends and challenge news to the account's event streams on every instance
-//! (`GET /api/stream/event`, which the site's pages read too).
+//! Messages to one account wherever it is connected: game starts and ends and challenge news,
+//! for the account's event streams on every instance (`GET /api/stream/event`, which the site's
+//! pages read too). They travel on one broker channel, `users`, which each instance subscribes to
+//! once ([`UserHub`]) and fans out to its own streams: a stream costs no broker connection.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
 use uuid::Uuid;
 
 use crate::broker::Broker;
 use crate::game::live::{Live, PlayerRef, Step};
 
-/// The broker channel of an account.
-pub fn channel(user: Uuid) -> String {
-    format!("user:{user}")
+/// The broker channel of account news.
+pub const CHANNEL: &str = "users";
+
+/// One message on [`CHANNEL`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The account it is for.
+    pub user: Uuid,
+    /// What happened.
+    pub msg: UserMsg,
+}
+
+/// This instance's end of [`CHANNEL`].
+#[derive(Debug)]
+pub struct UserHub {
+    local: broadcast::Sender<Envelope>,
+}
+
+impl UserHub {
+    /// Subscribes to the channel (retrying while the broker is away) and fans its messages out.
+    pub fn start(broker: Arc<dyn Broker>) -> Arc<UserHub> {
+        let (local, _) = broadcast::channel(1024);
+        let hub = Arc::new(UserHub { local: local.clone() });
+        tokio::spawn(async move {
+            loop {
+                match broker.subscribe(CHANNEL).await {
+                    Ok(mut sub) => {
+                        while let Some(text) = sub.recv().await {
+                            match serde_json::from_str::<Envelope>(&text) {
+                                Ok(e) => {
+                                    let _ = local.send(e);
+                                }
+                                Err(e) => tracing::warn!(error = %e, "an account message could not be read"),
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "subscribing to account news failed"),
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        hub
+    }
+
+    /// Receives every account's news from now on (filter by [`Envelope::user`]).
+    pub fn listen(&self) -> broadcast::Receiver<Envelope> {
+        self.local.subscribe()
+    }
+}
+
+/// The next message for `user`, or `None` once the hub is gone. A listener that fell behind
+/// skips what it missed.
+pub async fn next_for(rx: &mut broadcast::Receiver<Envelope>, user: Uuid) -> Option<UserMsg> {
+    loop {
+        match rx.recv().await {
+            Ok(e) if e.user == user => return Some(e.msg),
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(user.id = %user, missed = n, "an event stream fell behind");
+            }
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
 }
 
 /// What happened; the event stream reads the details from the database.
@@ -46,8 +111,8 @@ pub enum UserMsg {
 
 /// Tells an account (every instance).
 pub async fn send(broker: &dyn Broker, user: Uuid, msg: &UserMsg) {
-    let Ok(text) = serde_json::to_string(msg) else { return };
-    if let Err(e) = broker.publish(&channel(user), &text).await {
+    let Ok(text) = serde_json::to_string(&Envelope { user, msg: msg.clone() }) else { return };
+    if let Err(e) = broker.publish(CHANNEL, &text).await {
         tracing::warn!(user.id = %user, error = %e, "could not notify an account");
     }
 }

@@ -1,7 +1,7 @@
 //! `GET /api/stream/event`: an account's events as NDJSON, lichess's shape: at connection the
 //! games being played (`gameStart`) and pending challenges (`challenge`), then `gameStart`,
 //! `gameFinish`, `challenge`, `challengeCanceled`, `challengeDeclined` as they happen, on any
-//! instance (the broker channel `user:{id}`), and a newline every few seconds to keep it open.
+//! instance (the broker channel `users`), and a newline every few seconds to keep it open.
 //! The site's pages read it too (with the session) for their challenge notifications.
 
 use std::sync::Arc;
@@ -28,8 +28,8 @@ use crate::startup::AppState;
 #[tracing::instrument(skip_all)]
 pub async fn stream(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
     let user = require(&req, &state, &session, &["challenge:read", "board:play", "challenge:write"]).await?;
-    // Subscribe before reading the current games and challenges, so nothing falls between.
-    let sub = state.broker.subscribe(&notify::channel(user.id)).await.map_err(|e| internal(&anyhow::anyhow!("{e}")))?;
+    // Listen before reading the current games and challenges, so nothing falls between.
+    let sub = state.users.listen();
     let base = lichess::base_url(&req);
     let mut first = Vec::new();
     let games = db::games::ongoing_of_user(&state.pool, user.id).await.map_err(|e| internal(&e))?;
@@ -52,7 +52,7 @@ async fn follow(
     user: Uuid,
     base: String,
     first: Vec<Value>,
-    mut sub: crate::broker::Subscription,
+    mut sub: tokio::sync::broadcast::Receiver<notify::Envelope>,
     out: mpsc::Sender<String>,
 ) {
     for v in first {
@@ -68,9 +68,8 @@ async fn follow(
     keep_alive.tick().await;
     loop {
         tokio::select! {
-            msg = sub.recv() => {
-                let Some(text) = msg else { break };
-                let Ok(msg) = serde_json::from_str::<UserMsg>(&text) else { continue };
+            msg = notify::next_for(&mut sub, user) => {
+                let Some(msg) = msg else { break };
                 let Some(v) = render(&state, user, &base, &msg).await else { continue };
                 if out.send(line(&v)).await.is_err() { break }
             }

@@ -108,7 +108,7 @@ pub async fn seek(
     let clock = TimeControl::new(minutes * 6000, seconds * 100).ok_or_else(|| bad("bad time control"))?;
     let key = PoolKey { variant: info.id.to_string(), time: clock.show(), rated };
     let perf = db::ratings::perf(&state.pool, user.id, info.id).await.map_err(|e| internal(&e))?;
-    let sub = state.broker.subscribe(&notify::channel(user.id)).await.map_err(|e| internal(&anyhow::anyhow!("{e}")))?;
+    let sub = state.users.listen();
     let conn = format!("api{}", random_base62(16).map_err(|e| internal(&e))?);
     let now = crate::lobby::now_ms();
     let entry = PoolEntry {
@@ -124,11 +124,17 @@ pub async fn seek(
     state.lobby.pools.join(entry).await.map_err(|e| internal(&e))?;
     tracing::info!(pool = ?key, "board API seek");
     let (tx, rx) = mpsc::channel::<String>(16);
-    tokio::spawn(wait(state.into_inner(), conn, sub, tx));
+    tokio::spawn(wait(state.into_inner(), user.id, conn, sub, tx));
     Ok(ndjson(rx))
 }
 
-async fn wait(state: Arc<AppState>, conn: String, mut sub: crate::broker::Subscription, out: mpsc::Sender<String>) {
+async fn wait(
+    state: Arc<AppState>,
+    user: uuid::Uuid,
+    conn: String,
+    mut sub: tokio::sync::broadcast::Receiver<notify::Envelope>,
+    out: mpsc::Sender<String>,
+) {
     let mut refresh = tokio::time::interval(REFRESH);
     refresh.tick().await;
     let mut keep_alive = tokio::time::interval(super::board::KEEP_ALIVE);
@@ -136,7 +142,7 @@ async fn wait(state: Arc<AppState>, conn: String, mut sub: crate::broker::Subscr
     let _ = out.send("\n".to_string()).await;
     loop {
         tokio::select! {
-            msg = sub.recv() => match msg.and_then(|m| serde_json::from_str::<UserMsg>(&m).ok()) {
+            msg = notify::next_for(&mut sub, user) => match msg {
                 Some(UserMsg::GameStart { game }) if GameId::parse(&game).is_some() => break,
                 Some(_) => {}
                 None => break,

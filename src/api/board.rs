@@ -178,6 +178,15 @@ async fn chat(
     if b.room != "player" {
         return Err(ApiError::bad_request("bad_room", "players write in the room 'player'"));
     }
+    if let Err(wait) = state.limiters.api_chat(user.id) {
+        let mut e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "chat_flood",
+            format!("at most 5 lines per 10 s; wait {wait} s"),
+        );
+        e.retry_after = Some(wait);
+        return Err(e);
+    }
     run(&state, &user, &path, ApiOp::Chat(Room::Player, b.text)).await
 }
 

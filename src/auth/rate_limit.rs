@@ -21,6 +21,7 @@ pub struct Limiters {
     signup_ip: Keyed<IpAddr>,
     signup_account: Keyed<String>,
     api: Keyed<uuid::Uuid>,
+    api_chat: Keyed<uuid::Uuid>,
 }
 
 /// A keyed limiter on the standard monotonic clock (`Instant`): the TSC-based default clock can
@@ -53,6 +54,8 @@ impl Limiters {
             signup_ip: keyed(quota(s.signup_per_ip, s.window_secs)),
             signup_account: keyed(quota(s.signup_per_account, s.window_secs)),
             api: keyed(quota(s.api_per_minute, 60)),
+            // As a game socket's chat: 5 lines per 10 s.
+            api_chat: keyed(quota(5, 10)),
         }
     }
 
@@ -86,6 +89,17 @@ impl Limiters {
         self.api.check_key(&key).map_err(|not_until| not_until.wait_time_from(MonotonicClock.now()).as_secs().max(1))
     }
 
+    /// Counts a chat line sent through the API by an account; `Err(seconds to wait)` when it
+    /// writes faster than a game socket may (5 lines per 10 s).
+    ///
+    /// # Errors
+    /// The seconds until the next line is allowed.
+    pub fn api_chat(&self, key: uuid::Uuid) -> Result<(), u64> {
+        self.api_chat
+            .check_key(&key)
+            .map_err(|not_until| not_until.wait_time_from(MonotonicClock.now()).as_secs().max(1))
+    }
+
     /// Forgets keys whose quota is full again (called periodically to bound memory).
     pub fn prune(&self) {
         self.login_ip.retain_recent();
@@ -93,6 +107,7 @@ impl Limiters {
         self.signup_ip.retain_recent();
         self.signup_account.retain_recent();
         self.api.retain_recent();
+        self.api_chat.retain_recent();
     }
 }
 

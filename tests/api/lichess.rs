@@ -232,6 +232,31 @@ async fn resign_draw_and_chat_go_through_the_round() {
     let chat = b_game.until("chatLine").await;
     assert_eq!(chat["username"], "alice");
     assert_eq!(chat["text"], "hello");
+    // Chat is held to a socket's pace: 5 lines per 10 s.
+    let codes = {
+        let mut codes = Vec::new();
+        for i in 0..5 {
+            let text = format!("line {i}");
+            let r = post_form(
+                &app,
+                Some(&alice.token),
+                &format!("/api/board/game/{id}/chat"),
+                &[("room", "player"), ("text", &text)],
+            )
+            .await;
+            codes.push(r.status().as_u16());
+        }
+        codes
+    };
+    assert_eq!(codes, [200, 200, 200, 200, 429]);
+    let r = post_form(
+        &app,
+        Some(&bob.token),
+        &format!("/api/board/game/{id}/chat"),
+        &[("room", "spectator"), ("text", "x")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 400);
     let r =
         post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/move/e2e4?offeringDraw=true"), &[]).await;
     assert_eq!(r.status().as_u16(), 200);

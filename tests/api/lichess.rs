@@ -340,14 +340,18 @@ async fn board_seeks_pair_two_token_users() {
     let bob = player(&app, "bob", ALL).await;
     let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
     let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
-    let seek = |p: &Player| {
-        client()
-            .post(app.url("/api/board/seek"))
-            .bearer_auth(&p.token)
-            .form(&[("time", "3"), ("increment", "2"), ("rated", "true"), ("variant", "standard")])
-            .send()
-    };
-    let (ra, rb) = tokio::join!(seek(&alice), seek(&bob));
+    // One seeks with a form, the other with JSON.
+    let form = client()
+        .post(app.url("/api/board/seek"))
+        .bearer_auth(&alice.token)
+        .form(&[("time", "3"), ("increment", "2"), ("rated", "true"), ("variant", "standard")])
+        .send();
+    let json = client()
+        .post(app.url("/api/board/seek"))
+        .bearer_auth(&bob.token)
+        .json(&serde_json::json!({"time": 3, "increment": 2, "rated": true, "color": "random"}))
+        .send();
+    let (ra, rb) = tokio::join!(form, json);
     let (mut sa, mut sb) = (Ndjson::from(ra.unwrap()), Ndjson::from(rb.unwrap()));
     // Both seeks end once paired.
     let (ea, eb) = tokio::join!(sa.next(), sb.next());

@@ -536,41 +536,57 @@ impl Round {
         let Some(seat) = who.iter().find_map(|p| self.live.seat_of(p)) else {
             return Err(ApiRefusal::new("not_a_player", "you do not play in this game"));
         };
-        let now = OffsetDateTime::now_utc();
-        let cfg = self.ctx.cfg.clone();
-        let applied = match op {
-            ApiOp::Chat(room, text) => {
-                return self.chat_line(room, Some(seat), name, user_id, &text).await;
-            }
-            ApiOp::Action(action) => {
-                self.on_deadline().await;
-                let ply = self.live.actions.len();
-                self.commit_op(None, |live| live.play(seat, &action, ply, None, now, &cfg)).await
-            }
-            ApiOp::Command(command) => {
-                self.on_deadline().await;
-                self.commit_op(None, |live| match command {
-                    Command::Abort => live.abort(now, &cfg),
-                    Command::Resign => live.resign(seat, now, &cfg),
-                    Command::DrawYes => live.draw_yes(seat, now, &cfg),
-                    Command::DrawNo => live.draw_no(),
-                    Command::TakebackYes => live.takeback_yes(seat, now, &cfg),
-                    Command::TakebackNo => live.takeback_no(),
-                    Command::RematchYes => live.rematch_yes(seat),
-                    Command::RematchNo => live.rematch_no(),
-                    Command::ClaimVictory | Command::ClaimDraw => {
-                        Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
-                    }
-                })
-                .await
-            }
-        };
-        match applied {
-            Applied::Done => Ok(()),
-            Applied::Refused(code, message) => Err(ApiRefusal::new(code, message)),
-            Applied::Conflict => Err(ApiRefusal::new("stale", "the game changed meanwhile; try again")),
-            Applied::Failed => Err(ApiRefusal::new("unavailable", "the game could not be saved; try again")),
+        // Another instance may have committed a change whose notice has not arrived yet: an HTTP
+        // client, unlike a socket, would not hear of it and resend, so catch up first.
+        match db::games::find(&self.ctx.pool, self.live.id.as_str()).await {
+            Ok(Some(row)) if row.version > self.live.version => self.reload().await,
+            Ok(_) => {}
+            Err(e) => tracing::warn!(game.id = %self.live.id, error = format!("{e:#}"), "reading the game's version"),
         }
+        let text = match op {
+            ApiOp::Chat(room, text) => return self.chat_line(room, Some(seat), name, user_id, &text).await,
+            other => other,
+        };
+        // A conflict means another instance committed first; the round has reloaded: try again
+        // on the current state, as the client meant.
+        for _ in 0..3 {
+            let now = OffsetDateTime::now_utc();
+            let cfg = self.ctx.cfg.clone();
+            self.on_deadline().await;
+            let applied = match &text {
+                ApiOp::Action(action) => {
+                    let ply = self.live.actions.len();
+                    self.commit_op(None, |live| live.play(seat, action, ply, None, now, &cfg)).await
+                }
+                ApiOp::Command(command) => {
+                    let command = *command;
+                    self.commit_op(None, |live| match command {
+                        Command::Abort => live.abort(now, &cfg),
+                        Command::Resign => live.resign(seat, now, &cfg),
+                        Command::DrawYes => live.draw_yes(seat, now, &cfg),
+                        Command::DrawNo => live.draw_no(),
+                        Command::TakebackYes => live.takeback_yes(seat, now, &cfg),
+                        Command::TakebackNo => live.takeback_no(),
+                        Command::RematchYes => live.rematch_yes(seat),
+                        Command::RematchNo => live.rematch_no(),
+                        Command::ClaimVictory | Command::ClaimDraw => {
+                            Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
+                        }
+                    })
+                    .await
+                }
+                ApiOp::Chat(..) => Applied::Done,
+            };
+            match applied {
+                Applied::Done => return Ok(()),
+                Applied::Refused(code, message) => return Err(ApiRefusal::new(code, message)),
+                Applied::Conflict => {}
+                Applied::Failed => {
+                    return Err(ApiRefusal::new("unavailable", "the game could not be saved; try again"));
+                }
+            }
+        }
+        Err(ApiRefusal::new("stale", "the game kept changing meanwhile; try again"))
     }
 
     /// Brings a joining client up to date: missed events or a full resync, then its chat room,

@@ -34,6 +34,28 @@ pub enum Command {
     /// Manage accounts.
     #[command(subcommand)]
     User(UserCommand),
+    /// Manage personal API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+/// `chessgold token ...`.
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a personal API token for an account and print it (once: only its hash is kept).
+    Create(CreateTokenArgs),
+}
+
+/// Arguments of `token create`.
+#[derive(Debug, Args)]
+pub struct CreateTokenArgs {
+    /// The account's name.
+    pub username: String,
+    /// What the token is for.
+    pub name: String,
+    /// Scopes, comma separated (board:play, challenge:read, challenge:write).
+    #[arg(long, default_value = "board:play,challenge:read,challenge:write")]
+    pub scopes: String,
 }
 
 /// `chessgold user ...`.
@@ -174,6 +196,9 @@ pub fn run() -> ExitCode {
         Command::Serve => return service_exit(crate::operator::serve()),
         Command::Migrate => return service_exit(crate::operator::migrate()),
         Command::User(UserCommand::Create(args)) => return service_exit(create_user(args)),
+        Command::Token(TokenCommand::Create(args)) => {
+            return service_exit(crate::operator::create_token(&args.username, &args.name, &args.scopes));
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

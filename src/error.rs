@@ -117,12 +117,14 @@ pub struct ApiError {
     pub message: String,
     /// The index of the offending action, when there is one.
     pub index: Option<usize>,
+    /// Seconds to wait, sent as `Retry-After` (429).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
     /// An error with a status, code and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), index: None }
+        ApiError { status, code, message: message.into(), index: None, retry_after: None }
     }
 
     /// 400 with a message.
@@ -153,6 +155,10 @@ impl ResponseError for ApiError {
         if self.status.is_server_error() {
             tracing::error!(error = %self.message, "api request failed");
         }
-        HttpResponse::build(self.status).json(ApiErrorBody { error: &self.message, code: self.code, index: self.index })
+        let mut resp = HttpResponse::build(self.status);
+        if let Some(wait) = self.retry_after {
+            resp.insert_header((header::RETRY_AFTER, wait.to_string()));
+        }
+        resp.json(ApiErrorBody { error: &self.message, code: self.code, index: self.index })
     }
 }

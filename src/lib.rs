@@ -14,6 +14,7 @@ pub mod game;
 pub mod lobby;
 pub mod metrics;
 pub mod middleware;
+pub mod notify;
 pub mod operator;
 pub mod pages;
 pub mod session_store;

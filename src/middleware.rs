@@ -56,7 +56,11 @@ pub async fn check_origin(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let safe = matches!(req.method().as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE");
-    if !safe {
+    // An API client with a token carries no cookie a browser would add on its own: it may call
+    // from any origin (a page elsewhere using its owner's token).
+    let token_only =
+        req.headers().contains_key(header::AUTHORIZATION) && req.cookie(crate::startup::SESSION_COOKIE).is_none();
+    if !safe && !token_only {
         let origins = req.app_data::<web::Data<AppState>>().map(|s| s.public_origins.clone()).unwrap_or_default();
         if !origin_allowed(&req, &origins) {
             tracing::warn!(path = %req.path(), "cross-origin unsafe request refused");

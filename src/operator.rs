@@ -86,6 +86,36 @@ pub fn create_user(name: &str, password: &str, role: Role) -> anyhow::Result<()>
     })
 }
 
+/// `chessgold token create USERNAME NAME [--scopes ...]`: prints the new token once.
+///
+/// # Errors
+/// An unknown account or scope, an empty name, or a database failure.
+pub fn create_token(username: &str, name: &str, scopes: &str) -> anyhow::Result<()> {
+    let scopes = crate::api::auth::parse_scopes(scopes).map_err(|e| anyhow::anyhow!(e))?;
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        anyhow::bail!("the token's name is 1 to 100 characters");
+    }
+    let settings = Settings::load()?;
+    telemetry::init(&settings.log);
+    runtime()?.block_on(async move {
+        let pool = db::pool(&settings.database)?;
+        db::migrate(&pool).await?;
+        let user = db::users::find_by_name(&pool, username)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("no account named '{username}'"))?;
+        let (token, hash) = crate::api::auth::new_token()?;
+        db::tokens::insert(&pool, user.id, name, &scopes, &hash).await?;
+        println!("{token}");
+        eprintln!(
+            "token '{name}' for {} with scopes [{}]: keep it now, it is not shown again",
+            user.username,
+            scopes.join(", ")
+        );
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::read_password;

@@ -101,6 +101,13 @@ pub struct RateLimitSettings {
     pub signup_per_ip: u32,
     /// Sign-up attempts per requested name.
     pub signup_per_account: u32,
+    /// API requests per personal token (or per logged-in account) and minute.
+    #[serde(default = "default_api_per_minute")]
+    pub api_per_minute: u32,
+}
+
+fn default_api_per_minute() -> u32 {
+    600
 }
 
 /// Logging.
@@ -242,7 +249,8 @@ impl Settings {
         }
         let r = &self.rate_limit;
         if r.window_secs == 0
-            || [r.login_per_ip, r.login_per_account, r.signup_per_ip, r.signup_per_account].contains(&0)
+            || [r.login_per_ip, r.login_per_account, r.signup_per_ip, r.signup_per_account, r.api_per_minute]
+                .contains(&0)
         {
             anyhow::bail!("rate_limit values must be positive");
         }

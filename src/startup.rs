@@ -64,6 +64,15 @@ pub struct AppState {
     pub secure_cookies: bool,
     /// Seeks and quick pairing.
     pub lobby: Arc<Lobby>,
+    /// Account news for this instance's event streams.
+    pub users: Arc<crate::notify::UserHub>,
+}
+
+impl AppState {
+    /// What the lobby's functions need.
+    pub fn lobby_ctx(&self) -> LobbyCtx {
+        LobbyCtx { pool: self.pool.clone(), lobby: self.lobby.clone(), cfg: self.game.clone() }
+    }
 }
 
 /// The client's address: the peer, or the first `X-Forwarded-For` entry when trusted.
@@ -142,6 +151,7 @@ impl Application {
         };
         let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
         let lobby = Lobby::start(broker.clone(), pools);
+        let users = crate::notify::UserHub::start(broker.clone());
         let state = web::Data::new(AppState {
             pool,
             broker,
@@ -155,6 +165,7 @@ impl Application {
             guest_key,
             secure_cookies: settings.application.secure_cookies,
             lobby,
+            users,
         });
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;

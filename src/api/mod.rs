@@ -1,6 +1,14 @@
-//! The JSON API.
+//! The JSON API: local play, game records, the lobby, and the lichess-shaped API (tokens,
+//! accounts, the event stream, challenges, the board API).
 
+pub mod auth;
+pub mod board;
+pub mod challenge;
+pub mod events;
+pub mod lichess;
 pub mod local;
+pub mod seek;
+pub mod users;
 
 use actix_web::web;
 
@@ -19,6 +27,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route("/local", web::post().to(local::play))
             .route("/game/{id}", web::get().to(crate::game::http::export))
             .configure(crate::lobby::http::routes)
+            .configure(board::routes)
+            .configure(challenge::routes)
+            .configure(users::routes)
+            .route("/stream/event", web::get().to(events::stream))
             .default_service(web::to(api_not_found)),
     );
 }

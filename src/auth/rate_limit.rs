@@ -1,4 +1,5 @@
-//! Rate limits of the account forms, per client address and per account name (governor, GCRA).
+//! Rate limits of the account forms, per client address and per account name, and of the API,
+//! per token (governor, GCRA).
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -19,6 +20,8 @@ pub struct Limiters {
     login_account: Keyed<String>,
     signup_ip: Keyed<IpAddr>,
     signup_account: Keyed<String>,
+    api: Keyed<uuid::Uuid>,
+    api_chat: Keyed<uuid::Uuid>,
 }
 
 /// A keyed limiter on the standard monotonic clock (`Instant`): the TSC-based default clock can
@@ -50,6 +53,9 @@ impl Limiters {
             login_account: keyed(quota(s.login_per_account, s.window_secs)),
             signup_ip: keyed(quota(s.signup_per_ip, s.window_secs)),
             signup_account: keyed(quota(s.signup_per_account, s.window_secs)),
+            api: keyed(quota(s.api_per_minute, 60)),
+            // As a game socket's chat: 5 lines per 10 s.
+            api_chat: keyed(quota(5, 10)),
         }
     }
 
@@ -74,12 +80,34 @@ impl Limiters {
         }
     }
 
+    /// Counts an API request of a token (or of a logged-in account); `Err(seconds to wait)`
+    /// when its quota is used up.
+    ///
+    /// # Errors
+    /// The seconds until the next request is allowed.
+    pub fn api(&self, key: uuid::Uuid) -> Result<(), u64> {
+        self.api.check_key(&key).map_err(|not_until| not_until.wait_time_from(MonotonicClock.now()).as_secs().max(1))
+    }
+
+    /// Counts a chat line sent through the API by an account; `Err(seconds to wait)` when it
+    /// writes faster than a game socket may (5 lines per 10 s).
+    ///
+    /// # Errors
+    /// The seconds until the next line is allowed.
+    pub fn api_chat(&self, key: uuid::Uuid) -> Result<(), u64> {
+        self.api_chat
+            .check_key(&key)
+            .map_err(|not_until| not_until.wait_time_from(MonotonicClock.now()).as_secs().max(1))
+    }
+
     /// Forgets keys whose quota is full again (called periodically to bound memory).
     pub fn prune(&self) {
         self.login_ip.retain_recent();
         self.login_account.retain_recent();
         self.signup_ip.retain_recent();
         self.signup_account.retain_recent();
+        self.api.retain_recent();
+        self.api_chat.retain_recent();
     }
 }
 
@@ -96,6 +124,7 @@ mod tests {
             login_per_account: 2,
             signup_per_ip: 2,
             signup_per_account: 1,
+            api_per_minute: 2,
         }
     }
 

@@ -494,3 +494,20 @@ pub async fn forgive_downtime(pool: &sqlx::PgPool, threshold_ms: i64) -> anyhow:
     tx.commit().await.context("committing the downtime")?;
     Ok(given)
 }
+
+/// The ids of the games an account is playing (started, not over), oldest first.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db), fields(user.id = %user_id))]
+pub async fn ongoing_of_user(db: impl PgExecutor<'_>, user_id: uuid::Uuid) -> anyhow::Result<Vec<String>> {
+    let rows = sqlx::query_scalar!(
+        r#"SELECT g.id FROM games g JOIN game_players p ON p.game_id = g.id
+           WHERE p.user_id = $1 AND g.status = 20 ORDER BY g.created_at, g.id"#,
+        user_id
+    )
+    .fetch_all(db)
+    .await
+    .context("listing an account's ongoing games")?;
+    Ok(rows)
+}

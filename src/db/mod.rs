@@ -1,9 +1,11 @@
 //! Every SQL statement of the service. Callers pass a pool or a transaction and commit.
 
+pub mod challenges;
 pub mod games;
 pub mod lobby;
 pub mod profiles;
 pub mod ratings;
+pub mod tokens;
 pub mod users;
 
 use anyhow::Context;

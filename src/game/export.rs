@@ -130,7 +130,8 @@ pub fn pgn(live: &Live, site: &str) -> String {
     out
 }
 
-/// `GET /game/export/{gameId}`.
+/// `GET /game/export/{gameId}`: PGN-style text, or lichess's game JSON with
+/// `Accept: application/json`.
 ///
 /// # Errors
 /// 404 (plain text) for an unknown id; database failures.
@@ -144,6 +145,14 @@ pub async fn export(
         || HttpResponse::build(StatusCode::NOT_FOUND).content_type("text/plain; charset=utf-8").body("no such game\n");
     let Some(id) = GameId::parse(&path) else { return Ok(not_found()) };
     let Some(live) = store::load(&state.pool, &id).await? else { return Ok(not_found()) };
+    let wants_json = req
+        .headers()
+        .get(actix_web::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/json"));
+    if wants_json {
+        return Ok(HttpResponse::Ok().json(crate::api::lichess::game_json(&live)));
+    }
     let site = {
         let info = req.connection_info();
         format!("{}://{}/{}", info.scheme(), info.host(), id)

@@ -181,6 +181,13 @@ pub struct TokenForm {
     csrf_token: String,
 }
 
+impl TokenForm {
+    /// The submitted CSRF token.
+    pub fn csrf_token(&self) -> &str {
+        &self.csrf_token
+    }
+}
+
 #[tracing::instrument(skip_all, fields(game.id = %path))]
 async fn join(
     req: HttpRequest,

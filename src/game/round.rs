@@ -91,6 +91,93 @@ pub enum Cmd {
         /// The message.
         msg: ClientMsg,
     },
+    /// A request of the HTTP board API, answered once committed (or refused).
+    Api {
+        /// The players the requester may be.
+        who: Vec<PlayerRef>,
+        /// Name for chat lines.
+        name: String,
+        /// The account, for chat lines.
+        user_id: Option<uuid::Uuid>,
+        /// What to do.
+        op: ApiOp,
+        /// The answer.
+        reply: oneshot::Sender<Result<(), ApiRefusal>>,
+    },
+}
+
+/// What the board API asks a round to do.
+#[derive(Debug, Clone)]
+pub enum ApiOp {
+    /// Play an action at the current ply.
+    Action(String),
+    /// A player command.
+    Command(Command),
+    /// A chat line.
+    Chat(Room, String),
+}
+
+/// Why a board-API request was refused: a socket error code and a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiRefusal {
+    /// The socket protocol's code (`not_your_turn`, `illegal_action`, ...).
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ApiRefusal {
+    fn new(code: &'static str, message: impl Into<String>) -> ApiRefusal {
+        ApiRefusal { code, message: message.into() }
+    }
+}
+
+/// The outcome of running an operation on the game.
+enum Applied {
+    /// Committed, or nothing to commit.
+    Done,
+    /// Refused; nothing changed.
+    Refused(&'static str, String),
+    /// Someone else changed the game first; it was reloaded.
+    Conflict,
+    /// The database failed.
+    Failed,
+}
+
+impl Rounds {
+    /// Sends a board-API request to the round of a game and waits for its answer.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown game, `unavailable` when the round could not be reached, or the
+    /// round's refusal.
+    pub async fn api(
+        self: &Arc<Self>,
+        id: &GameId,
+        who: Vec<PlayerRef>,
+        name: String,
+        user_id: Option<uuid::Uuid>,
+        op: ApiOp,
+    ) -> Result<(), ApiRefusal> {
+        for _ in 0..3 {
+            let tx = self.get(id);
+            let (reply, answer) = oneshot::channel();
+            let cmd = Cmd::Api { who: who.clone(), name: name.clone(), user_id, op: op.clone(), reply };
+            if tx.send(cmd).await.is_err() {
+                continue;
+            }
+            match answer.await {
+                Ok(result) => return result,
+                // The round stopped before answering: a fresh one is started on the next try;
+                // a round that found no game closes at once.
+                Err(_) => {
+                    if matches!(store::load(&self.ctx.pool, id).await, Ok(None)) {
+                        return Err(ApiRefusal::new("not_found", "there is no such game"));
+                    }
+                }
+            }
+        }
+        Err(ApiRefusal::new("unavailable", "the game is not available; try again"))
+    }
 }
 
 /// What rounds share.
@@ -198,6 +285,7 @@ pub async fn announce(broker: &dyn Broker, id: &GameId, v: i32) {
 pub async fn commit_and_announce(ctx: &RoundCtx, live: &mut Live, step: &mut Step) -> Result<(), CommitError> {
     store::commit(&ctx.pool, live, step, &ctx.cfg).await?;
     announce(ctx.broker.as_ref(), &live.id, live.version).await;
+    crate::notify::after_step(ctx.broker.as_ref(), live, step).await;
     Ok(())
 }
 
@@ -430,7 +518,75 @@ impl Round {
                 }
                 self.on_client(conn, msg).await;
             }
+            Cmd::Api { who, name, user_id, op, reply } => {
+                let answer = self.on_api(&who, name, user_id, op).await;
+                let _ = reply.send(answer);
+            }
         }
+    }
+
+    /// A board-API request: the same judgement and commit as a socket's message.
+    async fn on_api(
+        &mut self,
+        who: &[PlayerRef],
+        name: String,
+        user_id: Option<uuid::Uuid>,
+        op: ApiOp,
+    ) -> Result<(), ApiRefusal> {
+        let Some(seat) = who.iter().find_map(|p| self.live.seat_of(p)) else {
+            return Err(ApiRefusal::new("not_a_player", "you do not play in this game"));
+        };
+        // Another instance may have committed a change whose notice has not arrived yet: an HTTP
+        // client, unlike a socket, would not hear of it and resend, so catch up first.
+        match db::games::find(&self.ctx.pool, self.live.id.as_str()).await {
+            Ok(Some(row)) if row.version > self.live.version => self.reload().await,
+            Ok(_) => {}
+            Err(e) => tracing::warn!(game.id = %self.live.id, error = format!("{e:#}"), "reading the game's version"),
+        }
+        let text = match op {
+            ApiOp::Chat(room, text) => return self.chat_line(room, Some(seat), name, user_id, &text).await,
+            other => other,
+        };
+        // A conflict means another instance committed first; the round has reloaded: try again
+        // on the current state, as the client meant.
+        for _ in 0..3 {
+            let now = OffsetDateTime::now_utc();
+            let cfg = self.ctx.cfg.clone();
+            self.on_deadline().await;
+            let applied = match &text {
+                ApiOp::Action(action) => {
+                    let ply = self.live.actions.len();
+                    self.commit_op(None, |live| live.play(seat, action, ply, None, now, &cfg)).await
+                }
+                ApiOp::Command(command) => {
+                    let command = *command;
+                    self.commit_op(None, |live| match command {
+                        Command::Abort => live.abort(now, &cfg),
+                        Command::Resign => live.resign(seat, now, &cfg),
+                        Command::DrawYes => live.draw_yes(seat, now, &cfg),
+                        Command::DrawNo => live.draw_no(),
+                        Command::TakebackYes => live.takeback_yes(seat, now, &cfg),
+                        Command::TakebackNo => live.takeback_no(),
+                        Command::RematchYes => live.rematch_yes(seat),
+                        Command::RematchNo => live.rematch_no(),
+                        Command::ClaimVictory | Command::ClaimDraw => {
+                            Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
+                        }
+                    })
+                    .await
+                }
+                ApiOp::Chat(..) => Applied::Done,
+            };
+            match applied {
+                Applied::Done => return Ok(()),
+                Applied::Refused(code, message) => return Err(ApiRefusal::new(code, message)),
+                Applied::Conflict => {}
+                Applied::Failed => {
+                    return Err(ApiRefusal::new("unavailable", "the game could not be saved; try again"));
+                }
+            }
+        }
+        Err(ApiRefusal::new("stale", "the game kept changing meanwhile; try again"))
     }
 
     /// Brings a joining client up to date: missed events or a full resync, then its chat room,
@@ -525,40 +681,63 @@ impl Round {
 
     /// Runs an operation on a copy of the game, commits it, then acknowledges and announces it.
     async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl FnOnce(&mut Live) -> Result<Step, Refusal>) {
+        match self.commit_op(ack.map(|a| (conn, a)), op).await {
+            Applied::Done => {}
+            Applied::Refused(code, message) => self.send(conn, protocol::error(code, &message, ack)),
+            Applied::Conflict => {
+                // Another tab or instance changed the game first: this one is refused and
+                // gets the current state.
+                self.send(conn, protocol::error("stale", "the game changed meanwhile; here is its state", ack));
+                let seat = self.conns.get(&conn).and_then(|c| c.seat);
+                let full = self.full(seat);
+                self.send(conn, full);
+            }
+            Applied::Failed => {
+                self.send(conn, protocol::error("unavailable", "the game could not be saved; try again", ack))
+            }
+        }
+    }
+
+    /// Runs an operation on a copy of the game and commits it; once committed, acknowledges
+    /// `ack` (connection, id) when given, then announces the events and tells the players'
+    /// accounts.
+    async fn commit_op(
+        &mut self,
+        ack: Option<(u64, u64)>,
+        op: impl FnOnce(&mut Live) -> Result<Step, Refusal>,
+    ) -> Applied {
         let mut next = self.live.clone();
+        let acknowledge = |round: &mut Round| {
+            if let Some((conn, a)) = ack {
+                round.send(conn, protocol::ack(a));
+            }
+        };
         match op(&mut next) {
             Err(Refusal::Duplicate) => {
-                if let Some(a) = ack {
-                    self.send(conn, protocol::ack(a));
-                }
+                acknowledge(self);
+                Applied::Done
             }
-            Err(Refusal::Code(code, message)) => self.send(conn, protocol::error(code, &message, ack)),
+            Err(Refusal::Code(code, message)) => Applied::Refused(code, message),
             Ok(step) if step.events.is_empty() => {
-                if let Some(a) = ack {
-                    self.send(conn, protocol::ack(a));
-                }
+                acknowledge(self);
+                Applied::Done
             }
             Ok(mut step) => match store::commit(&self.ctx.pool, &mut next, &mut step, self.cfg()).await {
                 Ok(events) => {
                     self.live = next;
-                    if let Some(a) = ack {
-                        self.send(conn, protocol::ack(a));
-                    }
+                    acknowledge(self);
                     self.publish_local(&events);
                     announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
+                    crate::notify::after_step(self.ctx.broker.as_ref(), &self.live, &step).await;
+                    Applied::Done
                 }
                 Err(CommitError::Conflict) => {
-                    // Another tab or instance changed the game first: this one is refused and
-                    // gets the current state.
                     self.reload().await;
-                    self.send(conn, protocol::error("stale", "the game changed meanwhile; here is its state", ack));
-                    let seat = self.conns.get(&conn).and_then(|c| c.seat);
-                    let full = self.full(seat);
-                    self.send(conn, full);
+                    Applied::Conflict
                 }
                 Err(CommitError::Other(e)) => {
                     tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "commit failed");
-                    self.send(conn, protocol::error("unavailable", "the game could not be saved; try again", ack));
+                    Applied::Failed
                 }
             },
         }
@@ -642,6 +821,7 @@ impl Round {
                 self.live = next;
                 self.publish_local(&events);
                 announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
+                crate::notify::after_step(self.ctx.broker.as_ref(), &self.live, &step).await;
             }
             Err(CommitError::Conflict) => self.reload().await,
             Err(CommitError::Other(e)) => {
@@ -661,35 +841,51 @@ impl Round {
             };
             return self.send(conn, protocol::error("not_allowed", why, ack));
         }
+        let (seat, name, user_id) = (c.seat, c.name.clone(), c.user_id);
+        match self.chat_line(room, seat, name, user_id, text).await {
+            Ok(()) => {
+                if let Some(a) = ack {
+                    self.send(conn, protocol::ack(a));
+                }
+            }
+            Err(e) => self.send(conn, protocol::error(e.code, &e.message, ack)),
+        }
+    }
+
+    /// Checks, stores and announces a chat line of a room's member.
+    async fn chat_line(
+        &mut self,
+        room: Room,
+        seat: Option<Color>,
+        name: String,
+        user_id: Option<uuid::Uuid>,
+        text: &str,
+    ) -> Result<(), ApiRefusal> {
         let clean: String = text.chars().filter(|ch| !ch.is_control()).collect::<String>().trim().to_string();
         if clean.is_empty() {
-            return self.send(conn, protocol::error("chat_empty", "the line is empty", ack));
+            return Err(ApiRefusal::new("chat_empty", "the line is empty"));
         }
         let max = self.cfg().chat_max_chars;
         if clean.chars().count() > max {
-            return self
-                .send(conn, protocol::error("chat_too_long", &format!("a line has at most {max} characters"), ack));
+            return Err(ApiRefusal::new("chat_too_long", format!("a line has at most {max} characters")));
         }
         let line = ChatRow {
             room: room.as_str().to_string(),
-            author: c.name.clone(),
-            color: c.seat.map(|s| s.name().to_string()),
+            author: name,
+            color: seat.map(|s| s.name().to_string()),
             text: clean,
             at: OffsetDateTime::now_utc(),
         };
-        let user_id = c.user_id;
         if let Err(e) = db::games::insert_chat(&self.ctx.pool, self.live.id.as_str(), &line, user_id).await {
             tracing::error!(error = format!("{e:#}"), "storing a chat line");
-            return self.send(conn, protocol::error("unavailable", "the line could not be saved", ack));
-        }
-        if let Some(a) = ack {
-            self.send(conn, protocol::ack(a));
+            return Err(ApiRefusal::new("unavailable", "the line could not be saved"));
         }
         let notice = json!({"kind": "chat", "room": room.as_str(), "line": chat_line(&line)}).to_string();
         if self.ctx.broker.publish(&channel(&self.live.id), &notice).await.is_err() {
             // Without the broker at least this instance's sockets hear it.
             self.on_broker(&notice).await;
         }
+        Ok(())
     }
 
     /// Centiseconds since the seat's socket was last seen anywhere (0 while connected here).

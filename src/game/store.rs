@@ -175,7 +175,20 @@ async fn insert(db: &mut sqlx::PgConnection, game: &GameRow, players: &[PlayerRo
 /// [`CreateError::Invalid`] for an unknown variant, a rated game without a clock or with a
 /// guest, a player against themselves; infrastructure failures.
 pub async fn create_game(pool: &PgPool, req: CreateGame, cfg: &GameSettings) -> Result<GameId, CreateError> {
-    let id = GameId::random()?;
+    create_game_with_id(pool, GameId::random()?, req, cfg).await
+}
+
+/// [`create_game`] under a chosen id (an accepted challenge becomes the game of its id, as on
+/// lichess).
+///
+/// # Errors
+/// As [`create_game`]; an id in use is an infrastructure failure.
+pub async fn create_game_with_id(
+    pool: &PgPool,
+    id: GameId,
+    req: CreateGame,
+    cfg: &GameSettings,
+) -> Result<GameId, CreateError> {
     let (game, players) = prepare(pool, id.clone(), &req, OffsetDateTime::now_utc(), cfg).await?;
     let mut tx = pool.begin().await.context("starting a transaction")?;
     insert(&mut tx, &game, &players).await?;

@@ -5,6 +5,7 @@
 //! store. Every change travels as a [`HubMsg`] on the broker channel `lobby`; each instance
 //! subscribes once and fans the messages out to its own lobby sockets.
 
+pub mod challenge;
 pub mod http;
 pub mod pools;
 pub mod socket;
@@ -209,6 +210,11 @@ impl Lobby {
         lobby
     }
 
+    /// The broker the lobby speaks through.
+    pub fn broker(&self) -> &dyn Broker {
+        self.broker.as_ref()
+    }
+
     /// Receives what the lobby says from now on.
     pub fn listen(&self) -> broadcast::Receiver<HubMsg> {
         self.local.subscribe()
@@ -282,6 +288,12 @@ pub async fn start_game(ctx: &LobbyCtx, request: CreateGame, sris: Vec<String>) 
         tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
     }
     ctx.lobby.publish(&HubMsg::Redirect { sris, game: id.to_string() }).await;
+    crate::notify::send_players(
+        ctx.lobby.broker(),
+        &players,
+        &crate::notify::UserMsg::GameStart { game: id.to_string() },
+    )
+    .await;
     Ok(id)
 }
 
@@ -332,7 +344,8 @@ pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameI
     Ok(games)
 }
 
-/// The lobby's housekeeping, forever: the matcher every second, expired seeks removed.
+/// The lobby's housekeeping, forever: the matcher every second, expired seeks removed, unanswered
+/// challenges lapsed.
 pub async fn keep_lobby(ctx: LobbyCtx) {
     let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.matcher_interval_ms.max(100)));
     loop {
@@ -343,6 +356,9 @@ pub async fn keep_lobby(ctx: LobbyCtx) {
         match db::lobby::purge_expired(&ctx.pool).await {
             Ok(ids) => ctx.lobby.removed(ids).await,
             Err(e) => tracing::warn!(error = format!("{e:#}"), "removing expired seeks failed"),
+        }
+        if let Err(e) = challenge::lapse_expired(&ctx).await {
+            tracing::warn!(error = format!("{e:#}"), "lapsing expired challenges failed");
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Server-rendered pages (askama): home, rules, local play, profiles and leaderboards, the account
 //! forms, errors.
 
+pub mod challenge;
 pub mod diagram;
 pub mod profile;
 pub mod rules;
+pub mod tokens;
 
 use actix_session::Session;
 use actix_web::http::StatusCode;
@@ -74,7 +76,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(home))
         .route("/variant/{id}", web::get().to(variant_rules))
         .route("/local/{id}", web::get().to(local))
-        .configure(profile::routes);
+        .configure(profile::routes)
+        .configure(challenge::routes)
+        .configure(tokens::routes);
 }
 
 /// A variant as the site lists it.

@@ -168,6 +168,12 @@ pub struct ProfilePage {
     pub page: i64,
     /// Number of pages (at least 1).
     pub pages: i64,
+    /// The viewer's own profile.
+    pub own: bool,
+    /// Variants of the challenge form: (id, name).
+    pub variants: Vec<(&'static str, &'static str)>,
+    /// Time controls of the challenge form (`3+2`).
+    pub times: Vec<String>,
 }
 
 /// The profile's query string.
@@ -227,8 +233,13 @@ async fn profile(
         .into_iter()
         .map(game_line)
         .collect();
+    let ctx = PageCtx::reading(&session)?;
+    let own = ctx.user.as_ref().is_some_and(|u| u.id == user.id);
     render(&ProfilePage {
-        ctx: PageCtx::reading(&session)?,
+        ctx,
+        own,
+        variants: variants().iter().map(|v| (v.id, v.name)).collect(),
+        times: crate::game::TIME_CONTROLS.iter().map(|(m, s)| format!("{m}+{s}")).collect(),
         username: user.username,
         since,
         perfs,

@@ -1312,3 +1312,45 @@ async fn lobby_a_seek_clicked_and_a_pool_pairing_send_both_browsers_to_one_game(
     assert_ne!(game, url_one, "a new game");
     assert_eq!(game, two.js("return location.pathname;").await);
 }
+
+impl Browser {
+    /// Signs up through the form.
+    async fn sign_up(&self, name: &str) {
+        self.goto("/signup").await;
+        self.wait_for("the sign-up form", "document.getElementById('username')").await;
+        self.js(&format!(
+            "document.getElementById('username').value = '{name}'; document.getElementById('password').value = 'password123'; return true;"
+        ))
+        .await;
+        self.js("document.getElementById('username').form.submit(); return true;").await;
+        self.wait_for("the logged-in header", "document.querySelector('.user-name')").await;
+    }
+}
+
+/// A challenge from a profile page: the challenged player sees it live in the notification area
+/// of the page they are on, accepts it there, and both browsers land on the game.
+#[tokio::test]
+async fn a_challenge_appears_live_and_accepting_it_sends_both_to_the_game() {
+    let (app, alice, _permit) = session().await;
+    let bob = Browser::start(&app).await;
+    alice.sign_up("alice").await;
+    bob.sign_up("bob").await;
+    bob.goto("/player").await;
+    bob.wait_for("the notification area", "document.getElementById('notifications')").await;
+
+    alice.goto("/@/bob").await;
+    alice.wait_for("the challenge form", "document.querySelector('#challenge-box form')").await;
+    alice.click("#challenge-box summary").await;
+    alice.click("#challenge-box button[type=\"submit\"]").await;
+    alice.wait_for("the waiting page", "document.getElementById('challenge-waiting')").await;
+    let id = alice.js("return document.getElementById('challenge').dataset.id;").await;
+    let id = id.as_str().expect("a challenge id").to_string();
+
+    bob.wait_for("the challenge notification", "document.querySelector('#notifications .challenge-note')").await;
+    assert!(bob.text("#notifications .challenge-note a").await.contains("alice challenges you"));
+    bob.click("#notifications .challenge-note form[action$=\"/accept\"] button").await;
+    let on_game =
+        format!("location.pathname === '/{id}' && document.querySelector('#board-app.cg-live .cg-board .piece')");
+    bob.wait_for("Bob on the game", &on_game).await;
+    alice.wait_for("Alice sent to the game", &on_game).await;
+}

@@ -110,3 +110,23 @@ async fn serve_answers_and_stops_gracefully_on_sigterm() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test]
+async fn token_create_prints_a_working_token_once() {
+    let app = spawn_app().await;
+    let out = chessgold(&app.db_url, &["user", "create", "Botter", "--password-stdin"], "s3cret-pass\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out =
+        chessgold(&app.db_url, &["token", "create", "botter", "my bot", "--scopes", "board:play,challenge:read"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(token.starts_with("cgp_"), "{token}");
+    let r = reqwest::Client::new().get(app.url("/api/account")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["username"], "Botter");
+    let out = chessgold(&app.db_url, &["token", "create", "botter", "x", "--scopes", "admin"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scope"));
+    let out = chessgold(&app.db_url, &["token", "create", "nobody", "x"], "");
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -3,6 +3,7 @@ mod browser;
 mod cli;
 mod health;
 mod helpers;
+mod lichess;
 mod lobby;
 mod local_play;
 mod pages;

@@ -1,0 +1,184 @@
+//! Who calls the API: a personal token (`Authorization: Bearer ...`) with its scopes, or the
+//! site's logged-in session (all scopes; the origin check and SameSite cookies keep other sites
+//! out). Tokens are random, shown once, and stored as their SHA-256.
+
+use actix_session::Session;
+use actix_web::HttpRequest;
+use actix_web::http::{StatusCode, header};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::db;
+use crate::error::ApiError;
+use crate::game::live::hex;
+use crate::startup::AppState;
+
+/// The scopes a token can have, with what they allow.
+pub const SCOPES: [(&str, &str); 3] = [
+    ("board:play", "Play games with the board API, seek opponents"),
+    ("challenge:read", "Read incoming challenges and the event stream"),
+    ("challenge:write", "Send, accept, decline and cancel challenges"),
+];
+
+/// Prefix of every token, so leaked ones are easy to recognise.
+const TOKEN_PREFIX: &str = "cgp_";
+
+/// A new random token (shown once) and its hash (stored).
+///
+/// # Errors
+/// No randomness is available.
+pub fn new_token() -> anyhow::Result<(String, String)> {
+    let token = format!("{TOKEN_PREFIX}{}", crate::game::random_base62(32)?);
+    let hash = hash_token(&token);
+    Ok((token, hash))
+}
+
+/// The stored form of a token: hex SHA-256.
+pub fn hash_token(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// Parses a scope list (`board:play,challenge:read` or space separated).
+///
+/// # Errors
+/// A sentence naming the unknown scope.
+pub fn parse_scopes(text: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in text.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()) {
+        if !SCOPES.iter().any(|(k, _)| *k == s) {
+            let known: Vec<&str> = SCOPES.iter().map(|(k, _)| *k).collect();
+            return Err(format!(
+                "unknown scope '{}' (known: {})",
+                s.chars().take(40).collect::<String>(),
+                known.join(", ")
+            ));
+        }
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// An authenticated API caller.
+#[derive(Debug, Clone)]
+pub struct ApiUser {
+    /// The account.
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// Granted scopes; `None` for the site's own session (everything).
+    pub scopes: Option<Vec<String>>,
+}
+
+impl ApiUser {
+    /// Whether the caller holds one of `scopes`.
+    pub fn has_any(&self, scopes: &[&str]) -> bool {
+        match &self.scopes {
+            None => true,
+            Some(held) => scopes.is_empty() || scopes.iter().any(|s| held.iter().any(|h| h == s)),
+        }
+    }
+}
+
+/// 401 with lichess's wording.
+pub fn unauthorized(message: &str) -> ApiError {
+    ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+}
+
+/// The bearer token of a request: `Ok(None)` without an `Authorization` header.
+fn bearer(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
+    let Some(value) = req.headers().get(header::AUTHORIZATION) else { return Ok(None) };
+    let text = value.to_str().map_err(|_| unauthorized("No such token"))?;
+    match text.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+            Ok(Some(token.trim()))
+        }
+        _ => Err(unauthorized("Authorization must be 'Bearer <token>'")),
+    }
+}
+
+/// The caller, when there is one: a valid token, else the session's account. A token that is
+/// wrong or revoked is refused even when a session is there. Each authenticated request counts
+/// against the caller's rate limit.
+///
+/// # Errors
+/// 401 for a bad token, 429 over the rate limit, 500 when the database fails.
+pub async fn caller(req: &HttpRequest, state: &AppState, session: &Session) -> Result<Option<ApiUser>, ApiError> {
+    let user = match bearer(req)? {
+        Some(token) => {
+            let owner = db::tokens::owner_of(&state.pool, &hash_token(token))
+                .await
+                .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", format!("{e:#}")))?
+                .ok_or_else(|| unauthorized("No such token"))?;
+            limit(state, owner.token_id)?;
+            ApiUser { id: owner.user_id, name: owner.username, scopes: Some(owner.scopes) }
+        }
+        None => match crate::auth::current_user(session) {
+            Some(u) => {
+                limit(state, u.id)?;
+                ApiUser { id: u.id, name: u.name, scopes: None }
+            }
+            None => return Ok(None),
+        },
+    };
+    Ok(Some(user))
+}
+
+fn limit(state: &AppState, key: Uuid) -> Result<(), ApiError> {
+    state.limiters.api(key).map_err(|wait| {
+        let mut e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!("too many requests with this token; wait {wait} s"),
+        );
+        e.retry_after = Some(wait);
+        e
+    })
+}
+
+/// The caller, who must hold one of `scopes` (any token when empty).
+///
+/// # Errors
+/// 401 without a valid token or session, 403 without the scope, 429 over the rate limit.
+pub async fn require(
+    req: &HttpRequest,
+    state: &AppState,
+    session: &Session,
+    scopes: &[&str],
+) -> Result<ApiUser, ApiError> {
+    let user = caller(req, state, session).await?.ok_or_else(|| unauthorized("No such token"))?;
+    if !user.has_any(scopes) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "missing_scope",
+            format!("Missing scope: this needs {}", scopes.join(" or ")),
+        ));
+    }
+    Ok(user)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_parse_and_unknown_ones_are_refused() {
+        assert_eq!(
+            parse_scopes("board:play, challenge:read board:play").unwrap(),
+            vec!["board:play", "challenge:read"]
+        );
+        assert!(parse_scopes("board:play,admin").is_err());
+        assert!(parse_scopes("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn tokens_are_random_and_hashed() {
+        let (a, ha) = new_token().unwrap();
+        let (b, _) = new_token().unwrap();
+        assert_ne!(a, b);
+        assert!(a.starts_with("cgp_") && a.len() == 36);
+        assert_eq!(ha, hash_token(&a));
+        assert_eq!(ha.len(), 64);
+    }
+}

@@ -1,0 +1,350 @@
+//! The board API (lichess's `/api/board/...`): stream a game being played, and play it over
+//! HTTP. Every action goes to the game's round, exactly like a socket's: judged by the engine,
+//! committed, then announced.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use tokio::sync::mpsc;
+
+use super::auth::{ApiUser, require};
+use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_body};
+use crate::error::ApiError;
+use crate::game::live::{Live, PlayerRef};
+use crate::game::protocol::{Command, Room};
+use crate::game::round::{ApiOp, ApiRefusal, Cmd, JoinRequest};
+use crate::game::{GameId, store};
+use crate::startup::AppState;
+
+/// Seconds between keep-alive newlines of a stream.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
+/// How often a board stream tells the round its player is still there.
+const ALIVE_EVERY: Duration = Duration::from_secs(3);
+
+/// The board routes, inside `/api`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/board/game/stream/{id}", web::get().to(stream))
+        .route("/board/game/{id}/move/{action}", web::post().to(play))
+        .route("/board/game/{id}/resign", web::post().to(resign))
+        .route("/board/game/{id}/abort", web::post().to(abort))
+        .route("/board/game/{id}/draw/{answer}", web::post().to(draw))
+        .route("/board/game/{id}/takeback/{answer}", web::post().to(takeback))
+        .route("/board/game/{id}/chat", web::post().to(chat))
+        .route("/board/seek", web::post().to(super::seek::seek));
+}
+
+fn game_id(text: &str) -> Result<GameId, ApiError> {
+    GameId::parse(text).ok_or_else(|| not_found("No such game"))
+}
+
+/// A round's refusal as an HTTP answer.
+fn refused(e: ApiRefusal) -> ApiError {
+    let status = match e.code {
+        "not_found" | "not_a_player" => StatusCode::NOT_FOUND,
+        "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    ApiError::new(status, e.code, e.message)
+}
+
+async fn run(state: &AppState, user: &ApiUser, id: &str, op: ApiOp) -> Result<HttpResponse, ApiError> {
+    let id = game_id(id)?;
+    state
+        .rounds
+        .api(&id, vec![PlayerRef::User(user.id)], user.name.clone(), Some(user.id), op)
+        .await
+        .map_err(refused)?;
+    Ok(HttpResponse::Ok().json(json!({"ok": true})))
+}
+
+/// The query of a move.
+#[derive(Debug, Deserialize)]
+struct MoveQuery {
+    /// Offer (or accept) a draw with the move, as lichess's `offeringDraw=true`.
+    #[serde(default, rename = "offeringDraw")]
+    offering_draw: Option<String>,
+}
+
+/// `POST /api/board/game/{id}/move/{action}[?offeringDraw=true]`.
+#[tracing::instrument(skip_all, fields(game.id = %path.0))]
+async fn play(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let user = require(&req, &state, &session, &["board:play"]).await?;
+    let (id, action) = path.into_inner();
+    if action.len() > 32 {
+        return Err(ApiError::bad_request("malformed_action", "an action has at most 32 bytes"));
+    }
+    let offering_draw = web::Query::<MoveQuery>::from_query(req.query_string())
+        .map_err(|e| ApiError::bad_request("bad_query", e.to_string()))?
+        .offering_draw
+        .as_deref()
+        .is_some_and(|v| v == "true");
+    let answer = run(&state, &user, &id, ApiOp::Action(action)).await?;
+    if offering_draw {
+        return run(&state, &user, &id, ApiOp::Command(Command::DrawYes)).await;
+    }
+    Ok(answer)
+}
+
+async fn command(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    id: &str,
+    command: Command,
+) -> Result<HttpResponse, ApiError> {
+    let user = require(&req, &state, &session, &["board:play"]).await?;
+    run(&state, &user, id, ApiOp::Command(command)).await
+}
+
+/// `POST /api/board/game/{id}/resign`.
+async fn resign(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    command(req, state, session, &path, Command::Resign).await
+}
+
+/// `POST /api/board/game/{id}/abort`.
+async fn abort(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    command(req, state, session, &path, Command::Abort).await
+}
+
+fn yes_no(answer: &str) -> Result<bool, ApiError> {
+    match answer {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        _ => Err(ApiError::bad_request("bad_answer", "answer yes or no")),
+    }
+}
+
+/// `POST /api/board/game/{id}/draw/{yes|no}`.
+async fn draw(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, answer) = path.into_inner();
+    let c = if yes_no(&answer)? { Command::DrawYes } else { Command::DrawNo };
+    command(req, state, session, &id, c).await
+}
+
+/// `POST /api/board/game/{id}/takeback/{yes|no}`.
+async fn takeback(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, answer) = path.into_inner();
+    let c = if yes_no(&answer)? { Command::TakebackYes } else { Command::TakebackNo };
+    command(req, state, session, &id, c).await
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatBody {
+    room: String,
+    text: String,
+}
+
+/// `POST /api/board/game/{id}/chat` with `room` (`player`) and `text`.
+async fn chat(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let user = require(&req, &state, &session, &["board:play"]).await?;
+    let b: ChatBody = parse_body(&req, &body)?;
+    if b.room != "player" {
+        return Err(ApiError::bad_request("bad_room", "players write in the room 'player'"));
+    }
+    if let Err(wait) = state.limiters.api_chat(user.id) {
+        let mut e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "chat_flood",
+            format!("at most 5 lines per 10 s; wait {wait} s"),
+        );
+        e.retry_after = Some(wait);
+        return Err(e);
+    }
+    run(&state, &user, &path, ApiOp::Chat(Room::Player, b.text)).await
+}
+
+/// `GET /api/board/game/stream/{id}`: `gameFull`, then a `gameState` per change and `chatLine`s,
+/// until the game ends.
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+async fn stream(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let user = require(&req, &state, &session, &["board:play"]).await?;
+    let id = game_id(&path)?;
+    let live =
+        store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
+    if live.seat_of(&PlayerRef::User(user.id)).is_none() {
+        return Err(not_found("No such game of yours"));
+    }
+    let (tx, rx) = mpsc::channel::<String>(256);
+    tokio::spawn(follow(state.into_inner(), user, live, tx));
+    Ok(ndjson(rx))
+}
+
+async fn follow(state: Arc<AppState>, user: ApiUser, live: Live, out: mpsc::Sender<String>) {
+    let now = OffsetDateTime::now_utc();
+    if out.send(line(&lichess::game_full(&live, now))).await.is_err() {
+        return;
+    }
+    let mut board = BoardState::of(&live, now);
+    if board.over() {
+        return;
+    }
+    let conn = state.rounds.next_id();
+    let (tx, mut rx) = mpsc::channel::<String>(256);
+    let request = JoinRequest {
+        who: vec![PlayerRef::User(user.id)],
+        name: user.name.clone(),
+        user_id: Some(user.id),
+        since: Some(live.version),
+        tx,
+    };
+    let Ok((round, _)) = state.rounds.join(&live.id, conn, request).await else { return };
+    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
+    keep_alive.tick().await;
+    let mut alive = tokio::time::interval(ALIVE_EVERY);
+    loop {
+        tokio::select! {
+            msg = rx.recv() => {
+                let Some(text) = msg else { break };
+                let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+                let lines = translate(&mut board, &v);
+                let mut gone = false;
+                for l in lines {
+                    if out.send(line(&l)).await.is_err() {
+                        gone = true;
+                        break;
+                    }
+                }
+                if gone || board.over() {
+                    break;
+                }
+            }
+            _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
+            _ = alive.tick() => if round.send(Cmd::Alive { conn }).await.is_err() { break },
+            () = out.closed() => break,
+        }
+    }
+    let _ = round.send(Cmd::Leave { conn }).await;
+}
+
+/// What a socket message of the round means for a board stream: `gameState` and `chatLine`
+/// lines.
+fn translate(board: &mut BoardState, msg: &Value) -> Vec<Value> {
+    let d = msg.get("d").cloned().unwrap_or(Value::Null);
+    match msg.get("t").and_then(Value::as_str) {
+        Some("move" | "takeback") => {
+            if let Some(actions) = d.pointer("/state/actions").and_then(Value::as_array) {
+                board.moves = actions.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            }
+            if let Some(c) = d.get("clocks") {
+                board.set_clocks(c);
+            }
+            vec![board.json()]
+        }
+        Some("offers") => {
+            board.set_offers(&d);
+            vec![board.json()]
+        }
+        Some("start") => {
+            if let Some(id) = d.pointer("/status/id").and_then(Value::as_i64) {
+                board.status = lichess::status_name_of_id(id).to_string();
+            }
+            if let Some(c) = d.get("clocks") {
+                board.set_clocks(c);
+            }
+            vec![board.json()]
+        }
+        Some("end") => {
+            if let Some(id) = d.pointer("/status/id").and_then(Value::as_i64) {
+                board.status = lichess::status_name_of_id(id).to_string();
+            }
+            board.winner = d.get("winner").and_then(Value::as_str).map(str::to_string);
+            if let Some(c) = d.get("clocks") {
+                board.set_clocks(c);
+            }
+            board.draw = [false; 2];
+            board.takeback = [false; 2];
+            vec![board.json()]
+        }
+        Some("full") => {
+            if let Some(actions) = d.pointer("/state/actions").and_then(Value::as_array) {
+                board.moves = actions.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            }
+            if let Some(id) = d.pointer("/status/id").and_then(Value::as_i64) {
+                board.status = lichess::status_name_of_id(id).to_string();
+            }
+            board.winner = d.get("winner").and_then(Value::as_str).map(str::to_string);
+            if let Some(c) = d.get("clocks") {
+                board.set_clocks(c);
+            }
+            if let Some(o) = d.get("offers") {
+                board.set_offers(o);
+            }
+            vec![board.json()]
+        }
+        Some("clocks") => {
+            board.set_clocks(&d);
+            Vec::new()
+        }
+        Some("chat") => {
+            let room = d.get("room").cloned().unwrap_or(Value::Null);
+            let author = d.pointer("/line/author").cloned().unwrap_or(Value::Null);
+            let text = d.pointer("/line/text").cloned().unwrap_or(Value::Null);
+            vec![json!({"type": "chatLine", "room": room, "username": author, "text": text})]
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_events_become_game_states() {
+        let mut b = BoardState { status: "started".into(), ..BoardState::default() };
+        let mv = json!({"t": "move", "v": 4, "d": {"seq": 1, "action": "e2e4", "by": "white",
+            "clocks": {"white": 29000, "black": 30000}, "state": {"actions": ["e2e4"]}}});
+        let out = translate(&mut b, &mv);
+        assert_eq!(out[0]["moves"], "e2e4");
+        assert_eq!(out[0]["wtime"], 290_000);
+        let end = json!({"t": "end", "v": 5, "d": {"status": {"id": 31, "name": "resign"}, "winner": "black"}});
+        let out = translate(&mut b, &end);
+        assert_eq!(out[0]["status"], "resign");
+        assert_eq!(out[0]["winner"], "black");
+        assert!(b.over());
+        let chat = json!({"t": "chat", "d": {"room": "player", "line": {"author": "a", "text": "gg"}}});
+        assert_eq!(translate(&mut b, &chat)[0]["type"], "chatLine");
+    }
+}

@@ -1,0 +1,344 @@
+//! The JSON shapes of lichess's API, filled from our records: variants, speeds, statuses,
+//! players, games, and the board stream's `gameState`. Times are milliseconds.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use chessgold_engine::Color;
+use chessgold_engine::registry::VariantInfo;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use tokio::sync::mpsc;
+
+use crate::error::ApiError;
+use crate::game::live::Live;
+use crate::game::{Status, TimeControl};
+
+/// Clock value lichess gives for unlimited games (ms).
+pub const NO_CLOCK_MS: i64 = 2_147_483_647;
+
+/// Milliseconds since the epoch.
+pub fn ms(at: OffsetDateTime) -> i64 {
+    (at.unix_timestamp_nanos() / 1_000_000) as i64
+}
+
+/// `scheme://host` of the request, for the `url` fields.
+pub fn base_url(req: &HttpRequest) -> String {
+    let info = req.connection_info();
+    format!("{}://{}", info.scheme(), info.host())
+}
+
+/// A 500 for an infrastructure failure.
+pub fn internal(e: &anyhow::Error) -> ApiError {
+    ApiError::new(actix_web::http::StatusCode::INTERNAL_SERVER_ERROR, "unavailable", format!("{e:#}"))
+}
+
+/// 404 with a sentence.
+pub fn not_found(message: &str) -> ApiError {
+    ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "not_found", message)
+}
+
+/// Reads a POST body sent as JSON (`Content-Type: application/json`) or as a form (anything
+/// else, lichess's default); an empty body is an empty form.
+///
+/// # Errors
+/// 400 when the body does not fit `T`.
+pub fn parse_body<T: DeserializeOwned>(req: &HttpRequest, body: &web::Bytes) -> Result<T, ApiError> {
+    let json = req
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("application/json"));
+    if json && !body.is_empty() {
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request("bad_json", format!("the body is not valid: {e}")))
+    } else {
+        serde_urlencoded::from_bytes(body)
+            .map_err(|e| ApiError::bad_request("bad_form", format!("the body is not valid: {e}")))
+    }
+}
+
+/// An NDJSON response fed by a channel of lines (each already ending with `\n`).
+pub fn ndjson(rx: mpsc::Receiver<String>) -> HttpResponse {
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|line| (Ok::<_, actix_web::Error>(web::Bytes::from(line)), rx))
+    });
+    HttpResponse::Ok()
+        .content_type("application/x-ndjson")
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(stream)
+}
+
+/// One NDJSON line.
+pub fn line(v: &Value) -> String {
+    format!("{v}\n")
+}
+
+/// `{"key", "name", "short"}` of a variant.
+pub fn variant_json(info: &VariantInfo) -> Value {
+    json!({"key": info.id, "name": info.name, "short": info.name})
+}
+
+/// Lichess's speed key of a clock (`correspondence` for unlimited).
+pub fn speed(clock: Option<TimeControl>) -> &'static str {
+    match clock {
+        None => "correspondence",
+        Some(c) => match c.limit / 100 + 40 * (c.increment / 100) {
+            ..29 => "ultraBullet",
+            29..179 => "bullet",
+            179..479 => "blitz",
+            479..1499 => "rapid",
+            _ => "classical",
+        },
+    }
+}
+
+/// Lichess's status name of a status (camelCase).
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::NoStart => "noStart",
+        Status::VariantEnd => "variantEnd",
+        other => other.name(),
+    }
+}
+
+/// Lichess's status name of a status id.
+pub fn status_name_of_id(id: i64) -> &'static str {
+    i16::try_from(id).ok().and_then(Status::from_id).map_or("unknown", status_name)
+}
+
+/// `{"initial", "increment"}` in ms, or `null`.
+pub fn clock_json(clock: Option<TimeControl>) -> Value {
+    clock.map_or(Value::Null, |c| {
+        json!({"initial": i64::from(c.limit) * 10, "increment": i64::from(c.increment) * 10,
+               "totalTime": i64::from(c.limit) / 100 + 40 * i64::from(c.increment) / 100})
+    })
+}
+
+/// A seat as lichess's game player: `{"id", "name", "title", "rating", "provisional"}`.
+pub fn seat_json(live: &Live, color: Color) -> Value {
+    match &live.seats[color.index()] {
+        Some(s) if s.user_id.is_some() => {
+            let mut v =
+                json!({"id": s.name.to_lowercase(), "name": s.name, "title": null, "provisional": s.provisional});
+            if let (Some(obj), Some(r)) = (v.as_object_mut(), s.rating_before) {
+                obj.insert("rating".into(), Value::from(r));
+            }
+            v
+        }
+        Some(_) => json!({"id": null, "name": "Anonymous", "title": null}),
+        None => Value::Null,
+    }
+}
+
+/// What the board stream tracks to write `gameState` lines.
+#[derive(Debug, Clone, Default)]
+pub struct BoardState {
+    /// Actions so far.
+    pub moves: Vec<String>,
+    /// Remaining ms (white, black).
+    pub times: [i64; 2],
+    /// Increments ms.
+    pub inc: i64,
+    /// Lichess status name.
+    pub status: String,
+    /// Winner.
+    pub winner: Option<String>,
+    /// Draw offers (white, black).
+    pub draw: [bool; 2],
+    /// Takeback requests (white, black).
+    pub takeback: [bool; 2],
+}
+
+impl BoardState {
+    /// The state of a game now.
+    pub fn of(live: &Live, now: OffsetDateTime) -> BoardState {
+        let mut s = BoardState {
+            moves: live.actions.iter().map(|a| a.action.clone()).collect(),
+            inc: live.clock.map_or(0, |c| i64::from(c.increment) * 10),
+            status: status_name(live.status).to_string(),
+            winner: live.winner.map(|c| c.name().to_string()),
+            ..BoardState::default()
+        };
+        s.times = match live.clocks_at(now) {
+            Some(c) => [i64::from(c[0]) * 10, i64::from(c[1]) * 10],
+            None => [NO_CLOCK_MS; 2],
+        };
+        for c in Color::ALL {
+            s.draw[c.index()] = live.offers.draw == Some(c);
+            s.takeback[c.index()] = live.offers.takeback == Some(c);
+        }
+        s
+    }
+
+    /// Takes the clocks of a socket `clocks` object.
+    pub fn set_clocks(&mut self, clocks: &Value) {
+        for (i, side) in ["white", "black"].into_iter().enumerate() {
+            if let Some(cs) = clocks.get(side).and_then(Value::as_i64) {
+                self.times[i] = cs * 10;
+            }
+        }
+    }
+
+    /// Takes the offers of a socket `offers` object.
+    pub fn set_offers(&mut self, offers: &Value) {
+        for (i, side) in ["white", "black"].into_iter().enumerate() {
+            self.draw[i] = offers.get("draw").and_then(Value::as_str) == Some(side);
+            self.takeback[i] = offers.get("takeback").and_then(Value::as_str) == Some(side);
+        }
+    }
+
+    /// The `gameState` object.
+    pub fn json(&self) -> Value {
+        let mut v = json!({
+            "type": "gameState",
+            "moves": self.moves.join(" "),
+            "wtime": self.times[0], "btime": self.times[1],
+            "winc": self.inc, "binc": self.inc,
+            "status": self.status,
+            "wdraw": self.draw[0], "bdraw": self.draw[1],
+            "wtakeback": self.takeback[0], "btakeback": self.takeback[1],
+        });
+        if let (Some(obj), Some(w)) = (v.as_object_mut(), &self.winner) {
+            obj.insert("winner".into(), Value::from(w.as_str()));
+        }
+        v
+    }
+
+    /// Whether the game is over.
+    pub fn over(&self) -> bool {
+        !matches!(self.status.as_str(), "created" | "started")
+    }
+}
+
+/// The `gameFull` line of the board stream.
+pub fn game_full(live: &Live, now: OffsetDateTime) -> Value {
+    json!({
+        "type": "gameFull",
+        "id": live.id.as_str(),
+        "variant": variant_json(live.info),
+        "speed": speed(live.clock),
+        "perf": {"name": live.info.name},
+        "rated": live.rated,
+        "createdAt": ms(live.created_at),
+        "white": seat_json(live, Color::White),
+        "black": seat_json(live, Color::Black),
+        "initialFen": "startpos",
+        "clock": clock_json(live.clock),
+        "state": BoardState::of(live, now).json(),
+    })
+}
+
+/// The `game` object of `gameStart` / `gameFinish` events, seen from `color`.
+pub fn event_game(live: &Live, color: Color, now: OffsetDateTime) -> Value {
+    let snapshot = live.snapshot();
+    let opponent = match &live.seats[(!color).index()] {
+        Some(s) if s.user_id.is_some() => {
+            let mut o = json!({"id": s.name.to_lowercase(), "username": s.name, "rating": s.rating_before});
+            if let (Some(obj), Some(b), Some(a)) = (o.as_object_mut(), s.rating_before, s.rating_after) {
+                obj.insert("ratingDiff".into(), Value::from(a - b));
+            }
+            o
+        }
+        Some(_) => json!({"id": null, "username": "Anonymous", "rating": null}),
+        None => Value::Null,
+    };
+    let player_id = live.seats[color.index()].as_ref().map_or(String::new(), |s| s.player_id.clone());
+    let seconds_left = live.clocks_at(now).map(|c| c[color.index()] / 100);
+    let mut game = json!({
+        "gameId": live.id.as_str(),
+        "fullId": format!("{}{player_id}", live.id),
+        "id": live.id.as_str(),
+        "color": color.name(),
+        "fen": snapshot.fen,
+        "hasMoved": live.actions.iter().any(|a| a.color == color),
+        "isMyTurn": live.status == Status::Started && live.engine.turn() == color,
+        "lastMove": live.actions.last().map_or("", |a| a.action.as_str()),
+        "opponent": opponent,
+        "perf": live.info.id,
+        "rated": live.rated,
+        "secondsLeft": seconds_left,
+        "source": "friend",
+        "status": {"id": live.status.id(), "name": status_name(live.status)},
+        "speed": speed(live.clock),
+        "variant": {"key": live.info.id, "name": live.info.name},
+        "compat": {"bot": false, "board": true},
+    });
+    if let Some(obj) = game.as_object_mut() {
+        if let Some(w) = live.winner {
+            obj.insert("winner".into(), Value::from(w.name()));
+        }
+        if let Some(s) = &live.seats[color.index()]
+            && let (Some(b), Some(a)) = (s.rating_before, s.rating_after)
+        {
+            obj.insert("ratingDiff".into(), Value::from(a - b));
+        }
+    }
+    game
+}
+
+/// A game as `GET /api/games/user` writes it (lichess's game JSON).
+pub fn game_json(live: &Live) -> Value {
+    let player = |c: Color| -> Value {
+        match &live.seats[c.index()] {
+            Some(s) if s.user_id.is_some() => {
+                let mut v = json!({"user": {"name": s.name, "id": s.name.to_lowercase()}});
+                if let Some(obj) = v.as_object_mut() {
+                    if let Some(r) = s.rating_before {
+                        obj.insert("rating".into(), Value::from(r));
+                    }
+                    if let (Some(b), Some(a)) = (s.rating_before, s.rating_after) {
+                        obj.insert("ratingDiff".into(), Value::from(a - b));
+                    }
+                    if s.provisional {
+                        obj.insert("provisional".into(), Value::from(true));
+                    }
+                }
+                v
+            }
+            Some(_) => json!({"aiLevel": null, "name": "Anonymous"}),
+            None => json!({}),
+        }
+    };
+    let last = live.finished_at.or(live.turn_at).or(live.started_at).unwrap_or(live.created_at);
+    let mut v = json!({
+        "id": live.id.as_str(),
+        "rated": live.rated,
+        "variant": live.info.id,
+        "speed": speed(live.clock),
+        "perf": live.info.id,
+        "createdAt": ms(live.created_at),
+        "lastMoveAt": ms(last),
+        "status": status_name(live.status),
+        "players": {"white": player(Color::White), "black": player(Color::Black)},
+        "moves": live.actions.iter().map(|a| a.action.as_str()).collect::<Vec<_>>().join(" "),
+    });
+    if let Some(obj) = v.as_object_mut() {
+        if let Some(w) = live.winner {
+            obj.insert("winner".into(), Value::from(w.name()));
+        }
+        if let Some(c) = live.clock {
+            obj.insert(
+                "clock".into(),
+                json!({"initial": c.limit / 100, "increment": c.increment / 100,
+                       "totalTime": c.limit / 100 + 40 * (c.increment / 100)}),
+            );
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_follow_lichess() {
+        assert_eq!(speed(None), "correspondence");
+        assert_eq!(speed(TimeControl::new(6000, 0)), "bullet");
+        assert_eq!(speed(TimeControl::new(30000, 300)), "blitz");
+        assert_eq!(speed(TimeControl::new(60000, 500)), "rapid");
+        assert_eq!(status_name(Status::NoStart), "noStart");
+        assert_eq!(status_name_of_id(31), "resign");
+    }
+}

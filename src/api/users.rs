@@ -1,0 +1,124 @@
+//! Accounts as lichess's API shows them: `GET /api/account`, `GET /api/user/{username}` (with
+//! `perfs` per variant) and `GET /api/games/user/{username}` (NDJSON games, newest first).
+
+use actix_session::Session;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use super::auth::require;
+use super::lichess::{self, internal, not_found};
+use crate::db;
+use crate::error::ApiError;
+use crate::game::{GameId, store};
+use crate::startup::AppState;
+
+/// Rated games under which a rating is provisional.
+const PROVISIONAL_UNDER: i32 = 30;
+/// Most games `GET /api/games/user` writes.
+const MAX_GAMES: i64 = 300;
+
+/// The account routes, inside `/api`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/account", web::get().to(account))
+        .route("/account/playing", web::get().to(playing))
+        .route("/user/{username}", web::get().to(user))
+        .route("/games/user/{username}", web::get().to(games));
+}
+
+async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) -> Result<Value, ApiError> {
+    let perfs = db::profiles::perfs(&state.pool, id).await.map_err(|e| internal(&e))?;
+    let record = db::profiles::record(&state.pool, id).await.map_err(|e| internal(&e))?;
+    let created = db::users::created_at(&state.pool, id).await.map_err(|e| internal(&e))?;
+    let mut perf_map = Map::new();
+    for p in perfs {
+        perf_map.insert(
+            p.variant.clone(),
+            json!({"games": p.games, "rating": p.rating, "rd": null, "prog": 0, "prov": p.games < PROVISIONAL_UNDER}),
+        );
+    }
+    Ok(json!({
+        "id": name.to_lowercase(),
+        "username": name,
+        "perfs": perf_map,
+        "createdAt": created.map(lichess::ms),
+        "url": format!("{}/@/{name}", lichess::base_url(req)),
+        "count": {"all": record.total, "rated": record.rated, "win": record.wins, "draw": record.draws, "loss": record.losses},
+    }))
+}
+
+/// `GET /api/account`: the caller's account.
+#[tracing::instrument(skip_all)]
+async fn account(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
+    let me = require(&req, &state, &session, &[]).await?;
+    Ok(HttpResponse::Ok().json(user_json(&state, &req, me.id, &me.name).await?))
+}
+
+/// `GET /api/account/playing`: the caller's games being played, `{"nowPlaying": [game, ...]}`
+/// with the `game` objects of `gameStart` events.
+#[tracing::instrument(skip_all)]
+async fn playing(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
+    let me = require(&req, &state, &session, &[]).await?;
+    let ids = db::games::ongoing_of_user(&state.pool, me.id).await.map_err(|e| internal(&e))?;
+    let now = time::OffsetDateTime::now_utc();
+    let mut games = Vec::new();
+    for id in ids.iter().filter_map(|i| GameId::parse(i)) {
+        if let Some(live) = store::load(&state.pool, &id).await.map_err(|e| internal(&e))?
+            && let Some(color) = live.seat_of(&crate::game::PlayerRef::User(me.id))
+        {
+            games.push(lichess::event_game(&live, color, now));
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({"nowPlaying": games})))
+}
+
+async fn find_user(state: &AppState, name: &str) -> Result<db::users::UserRow, ApiError> {
+    if name.len() > 40 {
+        return Err(not_found("No such user"));
+    }
+    db::users::find_by_name(&state.pool, name).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such user"))
+}
+
+/// `GET /api/user/{username}`: a public profile.
+#[tracing::instrument(skip_all)]
+async fn user(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    // A token is optional; a bad one is still refused, and a good one counts against its limit.
+    super::auth::caller(&req, &state, &session).await?;
+    let u = find_user(&state, &path).await?;
+    Ok(HttpResponse::Ok().json(user_json(&state, &req, u.id, &u.username).await?))
+}
+
+#[derive(Debug, Deserialize)]
+struct GamesQuery {
+    #[serde(default)]
+    max: Option<i64>,
+}
+
+/// `GET /api/games/user/{username}?max=N`: the account's started games as NDJSON, newest first.
+#[tracing::instrument(skip_all)]
+async fn games(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    query: web::Query<GamesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    super::auth::caller(&req, &state, &session).await?;
+    let u = find_user(&state, &path).await?;
+    let max = query.max.unwrap_or(MAX_GAMES).clamp(1, MAX_GAMES);
+    let rows = db::profiles::games(&state.pool, u.id, max, 0).await.map_err(|e| internal(&e))?;
+    let mut body = String::new();
+    for r in rows {
+        let Some(id) = GameId::parse(&r.id) else { continue };
+        if let Some(live) = store::load(&state.pool, &id).await.map_err(|e| internal(&e))? {
+            body.push_str(&lichess::line(&lichess::game_json(&live)));
+        }
+    }
+    Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))
+}

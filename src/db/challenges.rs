@@ -1,0 +1,193 @@
+//! The `challenges` table.
+
+use anyhow::Context;
+use sqlx::PgExecutor;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// A stored challenge with its players' names.
+#[derive(Debug, Clone)]
+pub struct ChallengeRow {
+    /// Id (also the id of the game it becomes).
+    pub id: String,
+    /// The account that challenges.
+    pub challenger_id: Uuid,
+    /// Its name.
+    pub challenger_name: String,
+    /// The challenged account; `None` for an open challenge.
+    pub dest_id: Option<Uuid>,
+    /// Its name.
+    pub dest_name: Option<String>,
+    /// The challenger's rating in the variant (none before a rated game).
+    pub challenger_rating: Option<i32>,
+    /// The challenger's rated games in the variant.
+    pub challenger_games: Option<i32>,
+    /// The challenged account's rating in the variant.
+    pub dest_rating: Option<i32>,
+    /// The challenged account's rated games in the variant.
+    pub dest_games: Option<i32>,
+    /// Variant id.
+    pub variant: String,
+    /// Centiseconds.
+    pub clock_limit: Option<i32>,
+    /// Centiseconds.
+    pub clock_increment: Option<i32>,
+    /// Rated.
+    pub rated: bool,
+    /// The challenger's colour: `white`, `black`, `random`.
+    pub color: String,
+    /// `created`, `accepted`, `declined`, `canceled`.
+    pub status: String,
+    /// Why it was declined (a lichess reason key).
+    pub decline_reason: Option<String>,
+    /// Creation.
+    pub created_at: OffsetDateTime,
+    /// Unanswered until then, it lapses.
+    pub expires_at: OffsetDateTime,
+}
+
+/// What a new challenge is.
+#[derive(Debug, Clone)]
+pub struct NewChallenge {
+    /// Id.
+    pub id: String,
+    /// The account that challenges.
+    pub challenger_id: Uuid,
+    /// The challenged account, or `None` for an open challenge.
+    pub dest_id: Option<Uuid>,
+    /// Variant id.
+    pub variant: String,
+    /// Centiseconds.
+    pub clock_limit: Option<i32>,
+    /// Centiseconds.
+    pub clock_increment: Option<i32>,
+    /// Rated.
+    pub rated: bool,
+    /// `white`, `black`, `random`.
+    pub color: String,
+    /// Lapses then.
+    pub expires_at: OffsetDateTime,
+}
+
+/// Stores a challenge.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db, c), fields(challenge.id = %c.id))]
+pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result<()> {
+    sqlx::query!(
+        r#"INSERT INTO challenges (id, challenger_id, dest_id, variant, clock_limit, clock_increment, rated, color, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
+        c.id,
+        c.challenger_id,
+        c.dest_id,
+        c.variant,
+        c.clock_limit,
+        c.clock_increment,
+        c.rated,
+        c.color,
+        c.expires_at
+    )
+    .execute(db)
+    .await
+    .context("inserting a challenge")?;
+    Ok(())
+}
+
+/// A challenge by id.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<ChallengeRow>> {
+    sqlx::query_as!(
+        ChallengeRow,
+        r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
+                  cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
+                  dr.rating AS "dest_rating?", dr.games AS "dest_games?",
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
+                  c.created_at, c.expires_at
+           FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
+           LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
+           LEFT JOIN user_ratings dr ON dr.user_id = c.dest_id AND dr.variant = c.variant
+           WHERE c.id = $1"#,
+        id
+    )
+    .fetch_optional(db)
+    .await
+    .context("reading a challenge")
+}
+
+/// Moves a pending, unexpired challenge to `status` (with a decline reason); whether it was
+/// pending. Only one of several racing answers wins.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn answer(db: impl PgExecutor<'_>, id: &str, status: &str, reason: Option<&str>) -> anyhow::Result<bool> {
+    let done = sqlx::query!(
+        r#"UPDATE challenges SET status = $2, decline_reason = $3
+           WHERE id = $1 AND status = 'created' AND expires_at > now()"#,
+        id,
+        status,
+        reason
+    )
+    .execute(db)
+    .await
+    .context("answering a challenge")?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// The pending, unexpired challenges an account sent or received, oldest first.
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db), fields(user.id = %user_id))]
+pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Result<Vec<ChallengeRow>> {
+    sqlx::query_as!(
+        ChallengeRow,
+        r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
+                  cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
+                  dr.rating AS "dest_rating?", dr.games AS "dest_games?",
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
+                  c.created_at, c.expires_at
+           FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
+           LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
+           LEFT JOIN user_ratings dr ON dr.user_id = c.dest_id AND dr.variant = c.variant
+           WHERE (c.challenger_id = $1 OR c.dest_id = $1) AND c.status = 'created' AND c.expires_at > now()
+           ORDER BY c.created_at, c.id"#,
+        user_id
+    )
+    .fetch_all(db)
+    .await
+    .context("listing pending challenges")
+}
+
+/// A challenge that lapsed: its id and its two accounts.
+#[derive(Debug, Clone)]
+pub struct Lapsed {
+    /// Id.
+    pub id: String,
+    /// The challenger.
+    pub challenger_id: Uuid,
+    /// The challenged account, if any.
+    pub dest_id: Option<Uuid>,
+}
+
+/// Marks the unanswered challenges past their expiry as cancelled and returns them (each once,
+/// whichever instance asks first).
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn lapse_expired(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<Lapsed>> {
+    sqlx::query_as!(
+        Lapsed,
+        r#"UPDATE challenges SET status = 'canceled'
+           WHERE status = 'created' AND expires_at <= now()
+           RETURNING id, challenger_id, dest_id"#
+    )
+    .fetch_all(db)
+    .await
+    .context("lapsing expired challenges")
+}

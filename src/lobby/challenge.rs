@@ -1,0 +1,330 @@
+//! Challenges: an account challenges another by name (who sees it live and accepts or declines
+//! with a reason), or creates an open challenge whose link anyone may accept (a guest only when it
+//! is casual). The challenger can cancel; unanswered challenges lapse. Accepting creates the game
+//! under the challenge's id and tells both accounts (`gameStart` on their event streams).
+
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::db;
+use crate::db::challenges::{ChallengeRow, NewChallenge};
+use crate::game::store::{self, CreateError};
+use crate::game::{CreateGame, GameId, PlayerRef, TimeControl, parse_color};
+use crate::lobby::{LobbyCtx, players_started, random_color};
+use crate::notify::{self, UserMsg};
+
+/// Minutes a challenge waits for an answer.
+pub const EXPIRES_MINUTES: i64 = 20;
+
+/// Lichess's decline reasons (keys).
+pub const DECLINE_REASONS: [&str; 12] = [
+    "generic",
+    "later",
+    "tooFast",
+    "tooSlow",
+    "timeControl",
+    "rated",
+    "casual",
+    "standard",
+    "variant",
+    "noBot",
+    "onlyBot",
+    "notNow",
+];
+
+/// Why a challenge request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ChallengeError {
+    /// No such (pending) challenge, or no such user.
+    #[error("{0}")]
+    NotFound(String),
+    /// Not the caller's to answer or cancel.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A bad request.
+    #[error("{0}")]
+    Invalid(String),
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl From<CreateError> for ChallengeError {
+    fn from(e: CreateError) -> Self {
+        match e {
+            CreateError::Invalid(m) => ChallengeError::Invalid(m),
+            CreateError::Other(e) => ChallengeError::Other(e),
+        }
+    }
+}
+
+/// The settings of a new challenge.
+#[derive(Debug, Clone)]
+pub struct Terms {
+    /// Variant id.
+    pub variant: String,
+    /// `None`: unlimited.
+    pub clock: Option<TimeControl>,
+    /// Rated.
+    pub rated: bool,
+    /// The challenger's colour: `white`, `black`, `random`.
+    pub color: String,
+}
+
+/// Checks terms against the registry and the rules of rated games.
+///
+/// # Errors
+/// [`ChallengeError::Invalid`] with a sentence.
+pub fn check_terms(t: &Terms) -> Result<(), ChallengeError> {
+    if chessgold_engine::registry::variant(&t.variant).is_none() {
+        return Err(ChallengeError::Invalid(format!(
+            "unknown variant '{}'",
+            t.variant.chars().take(30).collect::<String>()
+        )));
+    }
+    if t.rated && t.clock.is_none() {
+        return Err(ChallengeError::Invalid("rated games need a time control".into()));
+    }
+    if !matches!(t.color.as_str(), "white" | "black" | "random") {
+        return Err(ChallengeError::Invalid("color is white, black or random".into()));
+    }
+    Ok(())
+}
+
+/// Creates a challenge from an account to `dest` (an account name) or open (`None`), and tells
+/// both accounts.
+///
+/// # Errors
+/// Unknown destination, a challenge to oneself, bad terms, infrastructure failures.
+pub async fn create(
+    ctx: &LobbyCtx,
+    challenger: Uuid,
+    dest: Option<&str>,
+    terms: &Terms,
+) -> Result<ChallengeRow, ChallengeError> {
+    check_terms(terms)?;
+    let dest_id = match dest {
+        Some(name) => {
+            let u = db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {
+                ChallengeError::NotFound(format!("no user named '{}'", name.chars().take(30).collect::<String>()))
+            })?;
+            if u.id == challenger {
+                return Err(ChallengeError::Invalid("you cannot challenge yourself".into()));
+            }
+            Some(u.id)
+        }
+        None => None,
+    };
+    let id = GameId::random()?.to_string();
+    let row = NewChallenge {
+        id: id.clone(),
+        challenger_id: challenger,
+        dest_id,
+        variant: terms.variant.clone(),
+        clock_limit: terms.clock.map(|c| c.limit),
+        clock_increment: terms.clock.map(|c| c.increment),
+        rated: terms.rated,
+        color: terms.color.clone(),
+        expires_at: OffsetDateTime::now_utc() + time::Duration::minutes(EXPIRES_MINUTES),
+    };
+    db::challenges::insert(&ctx.pool, &row).await?;
+    let stored =
+        db::challenges::find(&ctx.pool, &id).await?.ok_or_else(|| anyhow::anyhow!("challenge {id} vanished"))?;
+    let broker = ctx.lobby.broker();
+    notify::send(broker, challenger, &UserMsg::Challenge { id: id.clone() }).await;
+    if let Some(d) = dest_id {
+        notify::send(broker, d, &UserMsg::Challenge { id }).await;
+    }
+    tracing::info!(challenge.id = %stored.id, open = dest_id.is_none(), "challenge created");
+    Ok(stored)
+}
+
+/// A pending challenge, or `NotFound`.
+async fn pending(ctx: &LobbyCtx, id: &str) -> Result<ChallengeRow, ChallengeError> {
+    let row = match GameId::parse(id) {
+        Some(_) => db::challenges::find(&ctx.pool, id).await?,
+        None => None,
+    };
+    match row {
+        Some(c) if c.status == "created" && c.expires_at > OffsetDateTime::now_utc() => Ok(c),
+        Some(_) => Err(ChallengeError::NotFound("the challenge is no longer open".into())),
+        None => Err(ChallengeError::NotFound("no such challenge".into())),
+    }
+}
+
+/// Accepts a challenge: creates its game (the challenge's id) and tells both accounts.
+///
+/// # Errors
+/// Not pending, not the caller's to accept (another account's challenge, the challenger's own,
+/// a guest and a rated challenge), infrastructure failures.
+pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, ChallengeError> {
+    let c = pending(ctx, id).await?;
+    match (&who, c.dest_id) {
+        (PlayerRef::User(u), _) if *u == c.challenger_id => {
+            return Err(ChallengeError::Invalid("you cannot accept your own challenge".into()));
+        }
+        (PlayerRef::User(u), Some(d)) if *u != d => {
+            return Err(ChallengeError::NotFound("no such challenge for you".into()));
+        }
+        (PlayerRef::Guest(_), Some(_)) => return Err(ChallengeError::NotFound("no such challenge for you".into())),
+        (PlayerRef::Guest(_), None) if c.rated => {
+            return Err(ChallengeError::Forbidden("log in to accept a rated challenge".into()));
+        }
+        _ => {}
+    }
+    if !db::challenges::answer(&ctx.pool, &c.id, "accepted", None).await? {
+        return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
+    }
+    let creator_color = match parse_color(&c.color) {
+        Some(col) => col,
+        None => random_color()?,
+    };
+    let request = CreateGame {
+        variant: c.variant.clone(),
+        clock: match (c.clock_limit, c.clock_increment) {
+            (Some(l), Some(i)) => TimeControl::new(l, i),
+            _ => None,
+        },
+        rated: c.rated,
+        creator: PlayerRef::User(c.challenger_id),
+        creator_color,
+        opponent: Some(who.clone()),
+    };
+    let game_id = GameId::parse(&c.id).ok_or_else(|| anyhow::anyhow!("challenge id {} is not a game id", c.id))?;
+    let players = vec![PlayerRef::User(c.challenger_id), who];
+    let game = store::create_game_with_id(&ctx.pool, game_id, request, &ctx.cfg).await?;
+    if let Err(e) = players_started(ctx, &players).await {
+        tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
+    }
+    notify::send_players(ctx.lobby.broker(), &players, &UserMsg::GameStart { game: game.to_string() }).await;
+    tracing::info!(game.id = %game, "challenge accepted");
+    Ok(game)
+}
+
+/// Declines a challenge sent to the account, with a lichess reason key.
+///
+/// # Errors
+/// Not pending, not the account's, an unknown reason.
+pub async fn decline(ctx: &LobbyCtx, id: &str, user: Uuid, reason: Option<&str>) -> Result<(), ChallengeError> {
+    let reason = reason.filter(|r| !r.is_empty()).unwrap_or("generic");
+    if !DECLINE_REASONS.contains(&reason) {
+        return Err(ChallengeError::Invalid(format!("reason is one of {}", DECLINE_REASONS.join(", "))));
+    }
+    let c = pending(ctx, id).await?;
+    if c.dest_id != Some(user) {
+        return Err(ChallengeError::NotFound("no such challenge for you".into()));
+    }
+    if !db::challenges::answer(&ctx.pool, &c.id, "declined", Some(reason)).await? {
+        return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
+    }
+    let msg = UserMsg::ChallengeDeclined { id: c.id.clone() };
+    notify::send(ctx.lobby.broker(), c.challenger_id, &msg).await;
+    notify::send(ctx.lobby.broker(), user, &msg).await;
+    Ok(())
+}
+
+/// Cancels a challenge the account sent.
+///
+/// # Errors
+/// Not pending, not the account's.
+pub async fn cancel(ctx: &LobbyCtx, id: &str, user: Uuid) -> Result<(), ChallengeError> {
+    let c = pending(ctx, id).await?;
+    if c.challenger_id != user {
+        return Err(ChallengeError::NotFound("no such challenge of yours".into()));
+    }
+    if !db::challenges::answer(&ctx.pool, &c.id, "canceled", None).await? {
+        return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
+    }
+    let msg = UserMsg::ChallengeCanceled { id: c.id.clone() };
+    notify::send(ctx.lobby.broker(), user, &msg).await;
+    if let Some(d) = c.dest_id {
+        notify::send(ctx.lobby.broker(), d, &msg).await;
+    }
+    Ok(())
+}
+
+/// Cancels the challenges nobody answered in time and tells their accounts
+/// (`challengeCanceled`).
+///
+/// # Errors
+/// Database failures.
+pub async fn lapse_expired(ctx: &LobbyCtx) -> anyhow::Result<()> {
+    for c in db::challenges::lapse_expired(&ctx.pool).await? {
+        let msg = UserMsg::ChallengeCanceled { id: c.id.clone() };
+        notify::send(ctx.lobby.broker(), c.challenger_id, &msg).await;
+        if let Some(d) = c.dest_id {
+            notify::send(ctx.lobby.broker(), d, &msg).await;
+        }
+    }
+    Ok(())
+}
+
+/// Lichess's challenge JSON; `viewer` sets `direction` (`in` / `out`).
+pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Value {
+    let info = chessgold_engine::registry::variant(&c.variant);
+    let clock = match (c.clock_limit, c.clock_increment) {
+        (Some(l), Some(i)) => TimeControl::new(l, i),
+        _ => None,
+    };
+    let time_control = match clock {
+        Some(tc) => {
+            json!({"type": "clock", "limit": tc.limit / 100, "increment": tc.increment / 100, "show": tc.show()})
+        }
+        None => json!({"type": "unlimited"}),
+    };
+    let user = |name: &str, rating: Option<i32>, games: Option<i32>| {
+        json!({"id": name.to_lowercase(), "name": name, "title": null,
+               "rating": rating.unwrap_or(crate::game::rating::START),
+               "provisional": games.unwrap_or(0) < crate::game::rating::PROVISIONAL_GAMES})
+    };
+    let status =
+        if c.status == "created" && c.expires_at <= OffsetDateTime::now_utc() { "canceled" } else { c.status.as_str() };
+    let mut v = json!({
+        "id": c.id,
+        "url": format!("{base}/challenge/{}", c.id),
+        "status": status,
+        "challenger": user(&c.challenger_name, c.challenger_rating, c.challenger_games),
+        "destUser": c.dest_name.as_deref().map_or(Value::Null, |d| user(d, c.dest_rating, c.dest_games)),
+        "variant": {"key": c.variant, "name": info.map_or(c.variant.as_str(), |i| i.name), "short": info.map_or(c.variant.as_str(), |i| i.name)},
+        "rated": c.rated,
+        "speed": crate::api::lichess::speed(clock),
+        "timeControl": time_control,
+        "color": c.color,
+        "perf": {"icon": "", "name": info.map_or(c.variant.as_str(), |i| i.name)},
+        "createdAt": crate::api::lichess::ms(c.created_at),
+        "expiresAt": crate::api::lichess::ms(c.expires_at),
+    });
+    if let Some(obj) = v.as_object_mut() {
+        if let Some(viewer) = viewer {
+            let dir = if viewer == c.challenger_id { "out" } else { "in" };
+            obj.insert("direction".into(), Value::from(dir));
+        }
+        if c.color != "random" {
+            obj.insert("finalColor".into(), Value::from(c.color.as_str()));
+        }
+        if let Some(r) = &c.decline_reason {
+            obj.insert("declineReasonKey".into(), Value::from(r.as_str()));
+            obj.insert("declineReason".into(), Value::from(decline_text(r)));
+        }
+    }
+    v
+}
+
+/// The sentence of a decline reason.
+pub fn decline_text(key: &str) -> &'static str {
+    match key {
+        "later" => "I'm not accepting challenges at the moment, please ask again later.",
+        "tooFast" => "This time control is too fast for me, please challenge again with a slower game.",
+        "tooSlow" => "This time control is too slow for me, please challenge again with a faster game.",
+        "timeControl" => "I'm not accepting challenges with this time control.",
+        "rated" => "Please send me a rated challenge instead.",
+        "casual" => "Please send me a casual challenge instead.",
+        "standard" => "I'm not accepting variant challenges right now.",
+        "variant" => "I'm not willing to play this variant right now.",
+        "noBot" => "I'm not accepting challenges from bots.",
+        "onlyBot" => "I'm only accepting challenges from bots.",
+        "notNow" => "I'm not accepting challenges right now.",
+        _ => "I'm not accepting challenges at the moment.",
+    }
+}

@@ -1,0 +1,144 @@
+//! Messages to one account wherever it is connected: game starts and ends and challenge news,
+//! for the account's event streams on every instance (`GET /api/stream/event`, which the site's
+//! pages read too). They travel on one broker channel, `users`, which each instance subscribes to
+//! once ([`UserHub`]) and fans out to its own streams: a stream costs no broker connection.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+use crate::broker::Broker;
+use crate::game::live::{Live, PlayerRef, Step};
+
+/// The broker channel of account news.
+pub const CHANNEL: &str = "users";
+
+/// One message on [`CHANNEL`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The account it is for.
+    pub user: Uuid,
+    /// What happened.
+    pub msg: UserMsg,
+}
+
+/// This instance's end of [`CHANNEL`].
+#[derive(Debug)]
+pub struct UserHub {
+    local: broadcast::Sender<Envelope>,
+}
+
+impl UserHub {
+    /// Subscribes to the channel (retrying while the broker is away) and fans its messages out.
+    pub fn start(broker: Arc<dyn Broker>) -> Arc<UserHub> {
+        let (local, _) = broadcast::channel(1024);
+        let hub = Arc::new(UserHub { local: local.clone() });
+        tokio::spawn(async move {
+            loop {
+                match broker.subscribe(CHANNEL).await {
+                    Ok(mut sub) => {
+                        while let Some(text) = sub.recv().await {
+                            match serde_json::from_str::<Envelope>(&text) {
+                                Ok(e) => {
+                                    let _ = local.send(e);
+                                }
+                                Err(e) => tracing::warn!(error = %e, "an account message could not be read"),
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "subscribing to account news failed"),
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        hub
+    }
+
+    /// Receives every account's news from now on (filter by [`Envelope::user`]).
+    pub fn listen(&self) -> broadcast::Receiver<Envelope> {
+        self.local.subscribe()
+    }
+}
+
+/// The next message for `user`, or `None` once the hub is gone. A listener that fell behind
+/// skips what it missed.
+pub async fn next_for(rx: &mut broadcast::Receiver<Envelope>, user: Uuid) -> Option<UserMsg> {
+    loop {
+        match rx.recv().await {
+            Ok(e) if e.user == user => return Some(e.msg),
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(user.id = %user, missed = n, "an event stream fell behind");
+            }
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
+/// What happened; the event stream reads the details from the database.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "camelCase")]
+pub enum UserMsg {
+    /// A game of the account started.
+    GameStart {
+        /// Game id.
+        game: String,
+    },
+    /// A game of the account ended.
+    GameFinish {
+        /// Game id.
+        game: String,
+    },
+    /// A challenge to or from the account was created.
+    Challenge {
+        /// Challenge id.
+        id: String,
+    },
+    /// A challenge was cancelled by its sender (or lapsed).
+    ChallengeCanceled {
+        /// Challenge id.
+        id: String,
+    },
+    /// A challenge was declined.
+    ChallengeDeclined {
+        /// Challenge id.
+        id: String,
+    },
+}
+
+/// Tells an account (every instance).
+pub async fn send(broker: &dyn Broker, user: Uuid, msg: &UserMsg) {
+    let Ok(text) = serde_json::to_string(&Envelope { user, msg: msg.clone() }) else { return };
+    if let Err(e) = broker.publish(CHANNEL, &text).await {
+        tracing::warn!(user.id = %user, error = %e, "could not notify an account");
+    }
+}
+
+/// Tells the accounts among `players`.
+pub async fn send_players(broker: &dyn Broker, players: &[PlayerRef], msg: &UserMsg) {
+    for p in players {
+        if let PlayerRef::User(u) = p {
+            send(broker, *u, msg).await;
+        }
+    }
+}
+
+/// Tells a game's accounts what a committed step did: the game started, ended, or a rematch
+/// began.
+pub async fn after_step(broker: &dyn Broker, live: &Live, step: &Step) {
+    let players: Vec<PlayerRef> = live.seats.iter().flatten().filter_map(|s| s.player()).collect();
+    let game = live.id.to_string();
+    if step.events.iter().any(|e| e.t == "start") {
+        send_players(broker, &players, &UserMsg::GameStart { game: game.clone() }).await;
+    }
+    if step.finished {
+        send_players(broker, &players, &UserMsg::GameFinish { game }).await;
+    }
+    if let Some((id, req)) = &step.rematch {
+        let both: Vec<PlayerRef> = [Some(req.creator.clone()), req.opponent.clone()].into_iter().flatten().collect();
+        send_players(broker, &both, &UserMsg::GameStart { game: id.to_string() }).await;
+    }
+}

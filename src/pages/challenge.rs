@@ -1,0 +1,231 @@
+//! Challenge pages: the challenge form of a profile (`POST /@/{username}/challenge`), an open
+//! challenge link (`POST /challenge/open`), and `/challenge/{id}` where the challenged player (or,
+//! for an open link, anyone) accepts or declines and the challenger waits or cancels.
+
+use actix_session::Session;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+use time::OffsetDateTime;
+
+use super::{PageCtx, render};
+use crate::auth::{csrf, current_user};
+use crate::db;
+use crate::error::PageError;
+use crate::game::TimeControl;
+use crate::game::identity::Identity;
+use crate::lobby::challenge::{self, ChallengeError, DECLINE_REASONS, Terms, decline_text};
+use crate::startup::AppState;
+
+/// Registers the challenge pages.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/@/{username}/challenge", web::post().to(create))
+        .route("/challenge/open", web::post().to(create_open))
+        .route("/challenge/{id}", web::get().to(show))
+        .route("/challenge/{id}/accept", web::post().to(accept))
+        .route("/challenge/{id}/decline", web::post().to(decline))
+        .route("/challenge/{id}/cancel", web::post().to(cancel));
+}
+
+impl From<ChallengeError> for PageError {
+    fn from(e: ChallengeError) -> Self {
+        match e {
+            ChallengeError::NotFound(_) => PageError::NotFound,
+            ChallengeError::Forbidden(m) | ChallengeError::Invalid(m) => PageError::BadRequest(m),
+            ChallengeError::Other(e) => PageError::Internal(e),
+        }
+    }
+}
+
+fn see_other(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header((header::LOCATION, to.to_string())).finish()
+}
+
+/// The challenge form (as the friend form: `variant`, `time`, `mode`, `color`).
+#[derive(Debug, Deserialize)]
+pub struct ChallengeForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    variant: String,
+    #[serde(default)]
+    time: String,
+    #[serde(default)]
+    mode: String,
+    #[serde(default)]
+    color: String,
+}
+
+fn terms(form: &ChallengeForm) -> Result<Terms, PageError> {
+    let clock = TimeControl::parse_offer(&form.time).map_err(PageError::BadRequest)?;
+    Ok(Terms {
+        variant: form.variant.clone(),
+        clock,
+        rated: form.mode == "rated",
+        color: if form.color.is_empty() { "random".into() } else { form.color.clone() },
+    })
+}
+
+#[tracing::instrument(skip_all)]
+async fn create(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    form: web::Form<ChallengeForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let Some(user) = current_user(&session) else { return Ok(see_other(&format!("/login?next=/@/{path}"))) };
+    let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms(&form)?).await?;
+    Ok(see_other(&format!("/challenge/{}", c.id)))
+}
+
+#[tracing::instrument(skip_all)]
+async fn create_open(
+    state: web::Data<AppState>,
+    session: Session,
+    form: web::Form<ChallengeForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let Some(user) = current_user(&session) else { return Ok(see_other("/login")) };
+    let c = challenge::create(&state.lobby_ctx(), user.id, None, &terms(&form)?).await?;
+    Ok(see_other(&format!("/challenge/{}", c.id)))
+}
+
+/// The challenge page.
+#[derive(Debug, Template)]
+#[template(path = "challenge/show.html")]
+pub struct ChallengePage {
+    /// Layout.
+    pub ctx: PageCtx,
+    /// Id.
+    pub id: String,
+    /// The link to share.
+    pub url: String,
+    /// Challenger's name.
+    pub challenger: String,
+    /// Challenged account, or `None` for an open link.
+    pub dest: Option<String>,
+    /// Variant name.
+    pub variant: String,
+    /// `5+3` or `Unlimited`.
+    pub time: String,
+    /// Rated.
+    pub rated: bool,
+    /// The challenger's colour choice.
+    pub color: String,
+    /// `created`, `declined`, `canceled` (or lapsed).
+    pub status: String,
+    /// The decline sentence.
+    pub reason: Option<String>,
+    /// The viewer sent it.
+    pub mine: bool,
+    /// The viewer may accept it.
+    pub can_accept: bool,
+    /// The viewer may decline it.
+    pub can_decline: bool,
+    /// Decline reasons: (key, sentence).
+    pub reasons: Vec<(&'static str, &'static str)>,
+}
+
+#[tracing::instrument(skip_all, fields(challenge.id = %path))]
+async fn show(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    if crate::game::GameId::parse(&path).is_none() {
+        return Err(PageError::NotFound);
+    }
+    let c = db::challenges::find(&state.pool, &path).await?.ok_or(PageError::NotFound)?;
+    if c.status == "accepted" {
+        return Ok(see_other(&format!("/{}", c.id)));
+    }
+    let viewer = current_user(&session).map(|u| u.id);
+    let lapsed = c.status == "created" && c.expires_at <= OffsetDateTime::now_utc();
+    let open = c.status == "created" && !lapsed;
+    let mine = viewer == Some(c.challenger_id);
+    let can_accept = open
+        && !mine
+        && match c.dest_id {
+            Some(d) => viewer == Some(d),
+            None => viewer.is_some() || !c.rated,
+        };
+    let clock = match (c.clock_limit, c.clock_increment) {
+        (Some(l), Some(i)) => TimeControl::new(l, i),
+        _ => None,
+    };
+    let info = chessgold_engine::registry::variant(&c.variant);
+    render(&ChallengePage {
+        ctx: PageCtx::new(&session)?,
+        url: format!("{}/challenge/{}", crate::api::lichess::base_url(&req), c.id),
+        id: c.id.clone(),
+        challenger: c.challenger_name.clone(),
+        dest: c.dest_name.clone(),
+        variant: info.map_or(c.variant.clone(), |i| i.name.to_string()),
+        time: clock.map_or_else(|| "Unlimited".to_string(), |tc| tc.show()),
+        rated: c.rated,
+        color: c.color.clone(),
+        status: if lapsed { "canceled".into() } else { c.status.clone() },
+        reason: c.decline_reason.as_deref().map(|r| decline_text(r).to_string()),
+        mine,
+        can_accept,
+        can_decline: open && c.dest_id.is_some() && viewer == c.dest_id,
+        reasons: DECLINE_REASONS.iter().map(|k| (*k, decline_text(k))).collect(),
+    })
+}
+
+#[tracing::instrument(skip_all, fields(challenge.id = %path))]
+async fn accept(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    form: web::Form<crate::game::http::TokenForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, form.csrf_token())?;
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
+    let game = challenge::accept(&state.lobby_ctx(), &path, player).await?;
+    let mut resp = see_other(&format!("/{game}"));
+    if let Some(c) = cookie {
+        resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;
+    }
+    Ok(resp)
+}
+
+/// The decline form.
+#[derive(Debug, Deserialize)]
+pub struct DeclineForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    reason: String,
+}
+
+#[tracing::instrument(skip_all, fields(challenge.id = %path))]
+async fn decline(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    form: web::Form<DeclineForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let Some(user) = current_user(&session) else { return Err(PageError::NotFound) };
+    challenge::decline(&state.lobby_ctx(), &path, user.id, Some(&form.reason)).await?;
+    Ok(see_other(&format!("/challenge/{path}")))
+}
+
+#[tracing::instrument(skip_all, fields(challenge.id = %path))]
+async fn cancel(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    form: web::Form<crate::game::http::TokenForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, form.csrf_token())?;
+    let Some(user) = current_user(&session) else { return Err(PageError::NotFound) };
+    challenge::cancel(&state.lobby_ctx(), &path, user.id).await?;
+    Ok(see_other(&format!("/challenge/{path}")))
+}

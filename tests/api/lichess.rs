@@ -1,0 +1,620 @@
+//! The lichess-shaped API with personal tokens: challenges, the event stream, the board API
+//! (a whole game streamed on both sides), board seeks, profiles, and the 4xx answers.
+#![expect(clippy::expect_used, clippy::unwrap_used, reason = "test code: a failed step should fail the test loudly")]
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use crate::round::{Browser, WAIT};
+
+/// A signed-up account with a personal token.
+struct Player {
+    name: String,
+    token: String,
+}
+
+async fn player(app: &TestApp, name: &str, scopes: &[&str]) -> Player {
+    Browser::new(&app.address).signup(name).await;
+    let user = chessgold::db::users::find_by_name(&app.db_pool, name).await.unwrap().unwrap();
+    let (token, hash) = chessgold::api::auth::new_token().unwrap();
+    let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_string()).collect();
+    chessgold::db::tokens::insert(&app.db_pool, user.id, "test", &scopes, &hash).await.unwrap();
+    Player { name: name.to_string(), token }
+}
+
+const ALL: &[&str] = &["board:play", "challenge:read", "challenge:write"];
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
+}
+
+async fn get(app: &TestApp, token: Option<&str>, path: &str) -> reqwest::Response {
+    let mut r = client().get(app.url(path));
+    if let Some(t) = token {
+        r = r.bearer_auth(t);
+    }
+    r.send().await.unwrap()
+}
+
+async fn post_form(app: &TestApp, token: Option<&str>, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+    let mut r = client().post(app.url(path)).form(form);
+    if let Some(t) = token {
+        r = r.bearer_auth(t);
+    }
+    r.send().await.unwrap()
+}
+
+/// An NDJSON stream read line by line (keep-alive newlines skipped).
+struct Ndjson {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl Ndjson {
+    async fn open(app: &TestApp, token: &str, path: &str) -> Ndjson {
+        let resp = get(app, Some(token), path).await;
+        assert_eq!(resp.status().as_u16(), 200, "{path}");
+        assert_eq!(resp.headers().get("content-type").unwrap(), "application/x-ndjson");
+        Ndjson { resp, buf: String::new() }
+    }
+
+    fn from(resp: reqwest::Response) -> Ndjson {
+        Ndjson { resp, buf: String::new() }
+    }
+
+    /// The next JSON line, or `None` at the end of the stream.
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            while let Some(at) = self.buf.find('\n') {
+                let line: String = self.buf.drain(..=at).collect();
+                if !line.trim().is_empty() {
+                    return Some(serde_json::from_str(line.trim()).unwrap());
+                }
+            }
+            let chunk = tokio::time::timeout(WAIT, self.resp.chunk()).await.expect("a line in time").unwrap()?;
+            self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// The next line of `type`, skipping others.
+    async fn until(&mut self, t: &str) -> Value {
+        loop {
+            let v = self.next().await.unwrap_or_else(|| panic!("the stream ended before a {t}"));
+            if v["type"] == t {
+                return v;
+            }
+        }
+    }
+}
+
+async fn play(app: &TestApp, p: &Player, game: &str, action: &str) {
+    let r = post_form(app, Some(&p.token), &format!("/api/board/game/{game}/move/{action}"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{action}: {}", r.text().await.unwrap());
+}
+
+/// Alice challenges Bob (rated 5+0, Alice white); Bob accepts; returns the game id.
+async fn challenge_accepted(
+    app: &TestApp,
+    alice: &Player,
+    bob: &Player,
+    a_events: &mut Ndjson,
+    b_events: &mut Ndjson,
+) -> String {
+    let r = post_form(
+        app,
+        Some(&alice.token),
+        &format!("/api/challenge/{}", bob.name),
+        &[("rated", "true"), ("clock.limit", "300"), ("clock.increment", "0"), ("color", "white")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    let id = c["id"].as_str().unwrap().to_string();
+    assert_eq!(c["status"], "created");
+    assert_eq!(c["destUser"]["name"], bob.name.as_str());
+    assert_eq!(c["timeControl"]["limit"], 300);
+    let seen = b_events.until("challenge").await;
+    assert_eq!(seen["challenge"]["id"], id.as_str());
+    assert_eq!(seen["challenge"]["direction"], "in");
+    assert_eq!(seen["challenge"]["challenger"]["rating"], 1500);
+    assert_eq!(seen["challenge"]["finalColor"], "white");
+    let r = post_form(app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    for (events, color) in [(a_events, "white"), (b_events, "black")] {
+        let start = events.until("gameStart").await;
+        assert_eq!(start["game"]["gameId"], id.as_str());
+        assert_eq!(start["game"]["color"], color);
+        assert_eq!(start["game"]["rated"], true);
+    }
+    id
+}
+
+#[tokio::test]
+async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    let id = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
+
+    let mut a_game = Ndjson::open(&app, &alice.token, &format!("/api/board/game/stream/{id}")).await;
+    let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
+    for s in [&mut a_game, &mut b_game] {
+        let full = s.next().await.unwrap();
+        assert_eq!(full["type"], "gameFull");
+        assert_eq!(full["id"], id.as_str());
+        assert_eq!(full["white"]["name"], "alice");
+        assert_eq!(full["black"]["name"], "bob");
+        assert_eq!(full["clock"]["initial"], 300_000);
+        assert_eq!(full["state"]["moves"], "");
+        assert_eq!(full["state"]["status"], "started");
+    }
+    let line = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    for (i, action) in line.iter().enumerate() {
+        let p = if i % 2 == 0 { &alice } else { &bob };
+        play(&app, p, &id, action).await;
+        let want = line[..=i].join(" ");
+        for s in [&mut a_game, &mut b_game] {
+            let state = s.until("gameState").await;
+            assert_eq!(state["moves"], want.as_str());
+        }
+    }
+    // The last state of both streams is the result; then the streams end.
+    let mut last = Vec::new();
+    for s in [&mut a_game, &mut b_game] {
+        let mut end = s.until("gameState").await;
+        while end["status"] == "started" {
+            end = s.until("gameState").await;
+        }
+        assert_eq!(end["status"], "mate");
+        assert_eq!(end["winner"], "black");
+        assert!(s.next().await.is_none(), "the stream ends with the game");
+        last.push(end);
+    }
+    for events in [&mut a_events, &mut b_events] {
+        let fin = events.until("gameFinish").await;
+        assert_eq!(fin["game"]["gameId"], id.as_str());
+        assert_eq!(fin["game"]["winner"], "black");
+        assert_eq!(fin["game"]["status"]["name"], "mate");
+        let (mine, theirs) =
+            (fin["game"]["ratingDiff"].as_i64().unwrap(), fin["game"]["opponent"]["ratingDiff"].as_i64().unwrap());
+        assert_eq!(mine, -theirs);
+    }
+    // The rating shows on the profile.
+    let r = get(&app, None, "/api/user/bob").await;
+    assert_eq!(r.status().as_u16(), 200);
+    let u: Value = r.json().await.unwrap();
+    assert_eq!(u["username"], "bob");
+    assert_eq!(u["perfs"]["standard"]["games"], 1);
+    assert!(u["perfs"]["standard"]["rating"].as_i64().unwrap() > 1500);
+    assert_eq!(u["perfs"]["standard"]["prov"], true);
+    // And the game in the account's list.
+    let r = get(&app, None, "/api/games/user/alice").await;
+    assert_eq!(r.headers().get("content-type").unwrap(), "application/x-ndjson");
+    let text = r.text().await.unwrap();
+    let g: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(g["id"], id.as_str());
+    assert_eq!(g["status"], "mate");
+    assert_eq!(g["winner"], "black");
+    assert_eq!(g["moves"], "f2f3 e7e5 g2g4 d8h4");
+    assert_eq!(g["players"]["white"]["user"]["name"], "alice");
+    assert!(g["players"]["white"]["ratingDiff"].as_i64().unwrap() < 0);
+    let r =
+        client().get(app.url(&format!("/game/export/{id}"))).header("Accept", "application/json").send().await.unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()["moves"], "f2f3 e7e5 g2g4 d8h4");
+}
+
+#[tokio::test]
+async fn resign_draw_and_chat_go_through_the_round() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    let id = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
+    let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
+    assert_eq!(b_game.next().await.unwrap()["type"], "gameFull");
+    let playing: Value = get(&app, Some(&bob.token), "/api/account/playing").await.json().await.unwrap();
+    assert_eq!(playing["nowPlaying"][0]["gameId"], id.as_str());
+    assert_eq!(playing["nowPlaying"][0]["color"], "black");
+    assert_eq!(playing["nowPlaying"][0]["isMyTurn"], false);
+    let r = post_form(
+        &app,
+        Some(&alice.token),
+        &format!("/api/board/game/{id}/chat"),
+        &[("room", "player"), ("text", "hello")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let chat = b_game.until("chatLine").await;
+    assert_eq!(chat["username"], "alice");
+    assert_eq!(chat["text"], "hello");
+    // Chat is held to a socket's pace: 5 lines per 10 s.
+    let codes = {
+        let mut codes = Vec::new();
+        for i in 0..5 {
+            let text = format!("line {i}");
+            let r = post_form(
+                &app,
+                Some(&alice.token),
+                &format!("/api/board/game/{id}/chat"),
+                &[("room", "player"), ("text", &text)],
+            )
+            .await;
+            codes.push(r.status().as_u16());
+        }
+        codes
+    };
+    assert_eq!(codes, [200, 200, 200, 200, 429]);
+    let r = post_form(
+        &app,
+        Some(&bob.token),
+        &format!("/api/board/game/{id}/chat"),
+        &[("room", "spectator"), ("text", "x")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 400);
+    let r =
+        post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/move/e2e4?offeringDraw=true"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let offered = loop {
+        let s = b_game.until("gameState").await;
+        if s["wdraw"] == true {
+            break s;
+        }
+    };
+    assert_eq!(offered["moves"], "e2e4");
+    // Declining clears it.
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/draw/no"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(b_game.until("gameState").await["wdraw"], false);
+    assert_eq!(
+        post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/draw/maybe"), &[]).await.status().as_u16(),
+        400
+    );
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/resign"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let end = loop {
+        let s = b_game.until("gameState").await;
+        if s["status"] != "started" {
+            break s;
+        }
+    };
+    assert_eq!(end["status"], "resign");
+    assert_eq!(end["winner"], "white");
+    // Playing after the end is refused.
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/move/e7e5"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn a_declined_challenge_tells_the_challenger_and_a_cancelled_one_the_challenged() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    // JSON bodies are accepted as well as forms.
+    let r = client()
+        .post(app.url("/api/challenge/BOB"))
+        .bearer_auth(&alice.token)
+        .json(&serde_json::json!({"rated": false, "variant": "gold", "color": "black"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    assert_eq!(c["timeControl"]["type"], "unlimited");
+    assert_eq!(c["variant"]["key"], "gold");
+    let id = c["id"].as_str().unwrap().to_string();
+    b_events.until("challenge").await;
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/decline"), &[("reason", "later")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let d = a_events.until("challengeDeclined").await;
+    assert_eq!(d["challenge"]["id"], id.as_str());
+    assert_eq!(d["challenge"]["status"], "declined");
+    assert_eq!(d["challenge"]["declineReasonKey"], "later");
+    // Answering again: the challenge is gone.
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 404);
+
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    b_events.until("challenge").await;
+    // Only the challenger cancels.
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/cancel"), &[]).await;
+    assert_eq!(r.status().as_u16(), 404);
+    let r = post_form(&app, Some(&alice.token), &format!("/api/challenge/{id}/cancel"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c = b_events.until("challengeCanceled").await;
+    assert_eq!(c["challenge"]["id"], id.as_str());
+}
+
+#[tokio::test]
+async fn board_seeks_pair_two_token_users() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    // One seeks with a form, the other with JSON.
+    let form = client()
+        .post(app.url("/api/board/seek"))
+        .bearer_auth(&alice.token)
+        .form(&[("time", "3"), ("increment", "2"), ("rated", "true"), ("variant", "standard")])
+        .send();
+    let json = client()
+        .post(app.url("/api/board/seek"))
+        .bearer_auth(&bob.token)
+        .json(&serde_json::json!({"time": 3, "increment": 2, "rated": true, "color": "random"}))
+        .send();
+    let (ra, rb) = tokio::join!(form, json);
+    let (mut sa, mut sb) = (Ndjson::from(ra.unwrap()), Ndjson::from(rb.unwrap()));
+    // Both seeks end once paired.
+    let (ea, eb) = tokio::join!(sa.next(), sb.next());
+    assert!(ea.is_none() && eb.is_none());
+    let ga = a_events.until("gameStart").await;
+    let gb = b_events.until("gameStart").await;
+    assert_eq!(ga["game"]["gameId"], gb["game"]["gameId"]);
+    assert_ne!(ga["game"]["color"], gb["game"]["color"]);
+    assert_eq!(ga["game"]["speed"], "blitz");
+    assert!(app.state_pools_empty().await);
+    // A time control the pools do not offer is refused.
+    let r = post_form(&app, Some(&alice.token), "/api/board/seek", &[("time", "7"), ("increment", "1")]).await;
+    assert_eq!(r.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn bad_requests_get_the_right_4xx() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let reader = player(&app, "reader", &["challenge:read"]).await;
+    // 401: no token, a wrong token, a malformed header.
+    let r = get(&app, None, "/api/account").await;
+    assert_eq!(r.status().as_u16(), 401);
+    assert!(r.json::<Value>().await.unwrap()["error"].is_string());
+    assert_eq!(get(&app, Some("cgp_nope"), "/api/account").await.status().as_u16(), 401);
+    let r = client().get(app.url("/api/account")).header("Authorization", "Basic abc").send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let r = get(&app, Some(&alice.token), "/api/account").await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.json::<Value>().await.unwrap()["username"], "alice");
+    // 403: a scope the token lacks.
+    let r = post_form(&app, Some(&reader.token), "/api/challenge/alice", &[]).await;
+    assert_eq!(r.status().as_u16(), 403);
+    assert!(r.json::<Value>().await.unwrap()["error"].as_str().unwrap().contains("challenge:write"));
+    // 404: unknown user, game, challenge.
+    assert_eq!(get(&app, None, "/api/user/nobody").await.status().as_u16(), 404);
+    assert_eq!(post_form(&app, Some(&alice.token), "/api/challenge/nobody", &[]).await.status().as_u16(), 404);
+    assert_eq!(
+        post_form(&app, Some(&alice.token), "/api/board/game/zzzzzzzz/move/e2e4", &[]).await.status().as_u16(),
+        404
+    );
+    assert_eq!(get(&app, Some(&alice.token), "/api/board/game/stream/zzzzzzzz").await.status().as_u16(), 404);
+    assert_eq!(post_form(&app, Some(&alice.token), "/api/challenge/zzzzzzzz/accept", &[]).await.status().as_u16(), 404);
+    // 400: bad terms, bad move text, an illegal move, not one's turn.
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[("clock.limit", "x")]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[("variant", "nope")]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    let id = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
+    for (who, action, code) in
+        [(&alice, "zz9", "malformed_action"), (&alice, "e2e5", "illegal_action"), (&bob, "e7e5", "not_your_turn")]
+    {
+        let r = post_form(&app, Some(&who.token), &format!("/api/board/game/{id}/move/{action}"), &[]).await;
+        assert_eq!(r.status().as_u16(), 400, "{action}");
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], code, "{action}");
+    }
+    // A player of another game is not a player of this one.
+    let carol = player(&app, "carol", ALL).await;
+    assert_eq!(
+        post_form(&app, Some(&carol.token), &format!("/api/board/game/{id}/resign"), &[]).await.status().as_u16(),
+        404
+    );
+    // Tokens work from any origin (no cookie, so no cross-site forgery).
+    let r = client()
+        .post(app.url(&format!("/api/board/game/{id}/move/e2e4")))
+        .bearer_auth(&alice.token)
+        .header("Origin", "https://elsewhere.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn each_token_has_its_rate_limit() {
+    let app = spawn_app_with(|s| s.rate_limit.api_per_minute = 3).await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    for _ in 0..3 {
+        assert_eq!(get(&app, Some(&alice.token), "/api/account").await.status().as_u16(), 200);
+    }
+    let r = get(&app, Some(&alice.token), "/api/account").await;
+    assert_eq!(r.status().as_u16(), 429);
+    assert!(r.headers().get("retry-after").is_some());
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "rate_limited");
+    // Another token is not affected.
+    assert_eq!(get(&app, Some(&bob.token), "/api/account").await.status().as_u16(), 200);
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn an_open_challenge_link_is_accepted_by_a_guest() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let r =
+        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("clock.limit", "600"), ("clock.increment", "5")])
+            .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    assert!(c["destUser"].is_null());
+    let id = c["id"].as_str().unwrap().to_string();
+    assert!(c["url"].as_str().unwrap().ends_with(&format!("/challenge/{id}")));
+    let guest = Browser::new(&app.address);
+    let page = guest.html(&format!("/challenge/{id}")).await;
+    assert!(page.contains("id=\"accept-form\""), "{page}");
+    let r = guest.post_form(&format!("/challenge/{id}"), &format!("/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+    let start = a_events.until("gameStart").await;
+    assert_eq!(start["game"]["gameId"], id.as_str());
+    assert_eq!(start["game"]["opponent"]["username"], "Anonymous");
+    let (status, _, _) = crate::round::stored_result(&app.db_pool, &id).await;
+    assert_eq!(status, 20);
+    // The link now leads to the game; a second visitor cannot accept it again.
+    let other = Browser::new(&app.address);
+    let r = other.http.get(app.url(&format!("/challenge/{id}"))).send().await.unwrap();
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+
+    // A rated link needs an account.
+    let r =
+        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("rated", "true"), ("clock.limit", "300")]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let page = other.html(&format!("/challenge/{id}")).await;
+    assert!(!page.contains("id=\"accept-form\""));
+    let r = other.post_form("/game/new", &format!("/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn a_challenge_from_the_profile_page_is_accepted_on_its_page() {
+    let app = spawn_app().await;
+    let alice = Browser::new(&app.address);
+    alice.signup("alice").await;
+    let bob = Browser::new(&app.address);
+    bob.signup("bob").await;
+    let profile = alice.html("/@/bob").await;
+    assert!(profile.contains("action=\"/@/bob/challenge\""));
+    let r = alice
+        .post_form(
+            "/@/bob",
+            "/@/bob/challenge",
+            &[("variant", "standard"), ("time", "5+3"), ("mode", "rated"), ("color", "white")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 303);
+    let at = r.headers().get("location").unwrap().to_str().unwrap().to_string();
+    let id = at.trim_start_matches("/challenge/").to_string();
+    assert!(alice.html(&at).await.contains("id=\"challenge-waiting\""));
+    // Every page of bob's carries the notification area fed by the event stream.
+    assert!(bob.html("/").await.contains("id=\"notifications\""));
+    let page = bob.html(&at).await;
+    assert!(page.contains("id=\"accept-form\"") && page.contains("id=\"decline-form\""));
+    let r = bob.post_form(&at, &format!("{at}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+    // The challenger's page now leads to the game too.
+    let r = alice.http.get(format!("{}{at}", app.address)).send().await.unwrap();
+    assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
+}
+
+#[tokio::test]
+async fn tokens_are_created_and_revoked_on_the_account_page() {
+    let app = spawn_app().await;
+    let alice = Browser::new(&app.address);
+    alice.signup("alice").await;
+    let r = alice
+        .post_form("/account/tokens", "/account/tokens", &[("description", "my board"), ("board:play", "on")])
+        .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let html = r.text().await.unwrap();
+    let at = html.find("<code class=\"token-value\">").unwrap() + "<code class=\"token-value\">".len();
+    let token = html[at..at + html[at..].find('<').unwrap()].to_string();
+    assert!(token.starts_with("cgp_"));
+    assert!(html.contains("my board"));
+    assert_eq!(get(&app, Some(&token), "/api/account").await.status().as_u16(), 200);
+    // Only board:play was granted.
+    assert_eq!(post_form(&app, Some(&token), "/api/challenge/open", &[]).await.status().as_u16(), 403);
+    // The token itself is stored only as a hash.
+    let stored: Vec<String> = sqlx::query_scalar("SELECT hash FROM api_tokens").fetch_all(&app.db_pool).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_ne!(stored[0], token);
+    let page = alice.html("/account/tokens").await;
+    assert!(!page.contains(&token), "the token is shown only once");
+    let at = page.find("action=\"/account/tokens/").unwrap() + "action=\"".len();
+    let revoke = page[at..at + page[at..].find('"').unwrap()].to_string();
+    let r = alice.post_form("/account/tokens", &revoke, &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(get(&app, Some(&token), "/api/account").await.status().as_u16(), 401);
+    // Without the CSRF token the form is refused.
+    let r = alice
+        .http
+        .post(app.url("/account/tokens"))
+        .header("Origin", &app.address)
+        .form(&[("description", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+}
+
+#[tokio::test]
+async fn challenges_events_and_board_games_cross_instances() {
+    let one = crate::helpers::spawn_app_with_redis().await;
+    let two = crate::round::instances::second_instance(&one).await;
+    let alice = player(&one, "alice", ALL).await;
+    let bob = player(&one, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&one, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&two, &bob.token, "/api/stream/event").await;
+    // A declined challenge: sent on one, declined on two, heard on one.
+    let r = post_form(&one, Some(&alice.token), "/api/challenge/bob", &[]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    assert_eq!(b_events.until("challenge").await["challenge"]["id"], id.as_str());
+    let r = post_form(&two, Some(&bob.token), &format!("/api/challenge/{id}/decline"), &[("reason", "tooFast")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(a_events.until("challengeDeclined").await["challenge"]["declineReasonKey"], "tooFast");
+    // An accepted one, played with a stream and the moves on each instance.
+    let id = challenge_accepted(&one, &alice, &bob, &mut a_events, &mut b_events).await;
+    let mut a_game = Ndjson::open(&one, &alice.token, &format!("/api/board/game/stream/{id}")).await;
+    let mut b_game = Ndjson::open(&two, &bob.token, &format!("/api/board/game/stream/{id}")).await;
+    a_game.until("gameFull").await;
+    b_game.until("gameFull").await;
+    for (i, action) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
+        let (app, p) = if i % 2 == 0 { (&one, &alice) } else { (&two, &bob) };
+        play(app, p, &id, action).await;
+    }
+    for s in [&mut a_game, &mut b_game] {
+        let mut st = s.until("gameState").await;
+        while st["status"] == "started" {
+            st = s.until("gameState").await;
+        }
+        assert_eq!((st["status"].as_str(), st["winner"].as_str()), (Some("mate"), Some("black")));
+        assert_eq!(st["moves"], "f2f3 e7e5 g2g4 d8h4");
+    }
+    assert_eq!(a_events.until("gameFinish").await["game"]["gameId"], id.as_str());
+    assert_eq!(b_events.until("gameFinish").await["game"]["gameId"], id.as_str());
+}
+
+#[tokio::test]
+async fn an_unanswered_challenge_lapses_and_both_sides_hear_it() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    b_events.until("challenge").await;
+    sqlx::query("UPDATE challenges SET expires_at = now() - interval '1 second' WHERE id = $1")
+        .bind(&id)
+        .execute(&app.db_pool)
+        .await
+        .unwrap();
+    for events in [&mut a_events, &mut b_events] {
+        let c = events.until("challengeCanceled").await;
+        assert_eq!(c["challenge"]["id"], id.as_str());
+        assert_eq!(c["challenge"]["status"], "canceled");
+    }
+    assert_eq!(
+        post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await.status().as_u16(),
+        404
+    );
+}

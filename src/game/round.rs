@@ -4,6 +4,11 @@
 //! acknowledges or announces it, and publishes a notice on the broker channel `game:{id}` so the
 //! rounds of other instances reload and tell their sockets. Rounds start lazily, from the
 //! database, when a socket joins; they stop when no socket has been there for a while.
+//!
+//! A round also plays for the bots seated in its game: whenever a bot is to move (at start, after
+//! any commit, after a reload) it asks [`Thinkers`] for the bot's action, off the async threads,
+//! and plays it through the same path as a human's action; it answers the opponent's offers for
+//! the bot (draws and takebacks declined, rematches accepted).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +26,7 @@ use super::live::{Event, Live, PlayerRef, Refusal, Step, replay};
 use super::protocol::{self, ClientMsg, Command, Room};
 use super::store::{self, CommitError};
 use super::{GameId, parse_color};
+use crate::bots::{self, Thinkers};
 use crate::broker::{Broker, Subscription};
 use crate::db;
 use crate::db::games::{ChatRow, EventRow};
@@ -102,6 +108,8 @@ pub struct RoundCtx {
     pub broker: Arc<dyn Broker>,
     /// Settings.
     pub cfg: Arc<GameSettings>,
+    /// Where bot searches run.
+    pub thinkers: Thinkers,
 }
 
 /// The rounds of this instance.
@@ -225,6 +233,36 @@ struct Round {
     crowd: Option<Value>,
     last_seen: [Option<OffsetDateTime>; 2],
     empty_since: Option<Instant>,
+    /// The bot's search under way, if any.
+    thinking: Option<Thinking>,
+    /// No new bot search before this (after a failed bot move).
+    bot_pause_until: Option<Instant>,
+}
+
+/// Why an operation was not committed.
+#[derive(Debug)]
+enum OpError {
+    /// The game's rules or state refused it; nothing changed.
+    Refused(Refusal),
+    /// Someone else changed the game first; the round has reloaded it.
+    Conflict,
+    /// The database failed.
+    Unavailable,
+}
+
+/// A bot search under way: the position it was asked about and where its answer comes.
+struct Thinking {
+    plies: usize,
+    fen: String,
+    answer: oneshot::Receiver<Option<String>>,
+}
+
+/// The answer of the search under way (pending forever when there is none).
+async fn next_thought(thinking: &mut Option<Thinking>) -> Option<String> {
+    match thinking {
+        Some(t) => (&mut t.answer).await.ok().flatten(),
+        None => std::future::pending().await,
+    }
 }
 
 async fn next_broker(sub: &mut Option<Subscription>) -> Option<String> {
@@ -268,10 +306,13 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
         crowd: None,
         last_seen: [None, None],
         empty_since: Some(Instant::now()),
+        thinking: None,
+        bot_pause_until: None,
     };
     let mut presence = tokio::time::interval(PRESENCE_EVERY);
     let idle = Duration::from_secs(ctx.cfg.round_idle_secs);
     loop {
+        round.bot_turn().await;
         let wait = round.until_deadline();
         tokio::select! {
             cmd = rx.recv() => match cmd {
@@ -286,9 +327,11 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
                 }
             },
             () = tokio::time::sleep(wait) => round.on_deadline().await,
+            answer = next_thought(&mut round.thinking) => round.on_thought(answer).await,
             _ = presence.tick() => {
                 round.presence().await;
-                if round.empty_since.is_some_and(|t| t.elapsed() >= idle) {
+                // A bot that is thinking finishes its move first.
+                if round.empty_since.is_some_and(|t| t.elapsed() >= idle) && round.thinking.is_none() {
                     break;
                 }
             }
@@ -523,44 +566,165 @@ impl Round {
         }
     }
 
-    /// Runs an operation on a copy of the game, commits it, then acknowledges and announces it.
+    /// Runs an operation of a socket's player on a copy of the game, commits it, then
+    /// acknowledges and announces it.
     async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl FnOnce(&mut Live) -> Result<Step, Refusal>) {
+        let answer = match self.commit_op(op).await {
+            Ok(()) | Err(OpError::Refused(Refusal::Duplicate)) => ack.map(protocol::ack),
+            Err(OpError::Refused(Refusal::Code(code, message))) => Some(protocol::error(code, &message, ack)),
+            Err(OpError::Conflict) => {
+                self.send(conn, protocol::error("stale", "the game changed meanwhile; here is its state", ack));
+                let seat = self.conns.get(&conn).and_then(|c| c.seat);
+                Some(self.full(seat))
+            }
+            Err(OpError::Unavailable) => {
+                Some(protocol::error("unavailable", "the game could not be saved; try again", ack))
+            }
+        };
+        if let Some(text) = answer {
+            self.send(conn, text);
+        }
+    }
+
+    /// Runs an operation on a copy of the game and commits it; on success the round holds the
+    /// new state and the events are announced.
+    ///
+    /// # Errors
+    /// The operation's refusal; a conflict when someone else changed the game first (the round
+    /// has reloaded it); the database failed.
+    async fn commit_op(&mut self, op: impl FnOnce(&mut Live) -> Result<Step, Refusal>) -> Result<(), OpError> {
         let mut next = self.live.clone();
-        match op(&mut next) {
-            Err(Refusal::Duplicate) => {
-                if let Some(a) = ack {
-                    self.send(conn, protocol::ack(a));
-                }
+        let mut step = op(&mut next).map_err(OpError::Refused)?;
+        if step.events.is_empty() {
+            return Ok(());
+        }
+        match store::commit(&self.ctx.pool, &mut next, &mut step, self.cfg()).await {
+            Ok(events) => {
+                self.live = next;
+                self.publish_local(&events);
+                announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
+                Ok(())
             }
-            Err(Refusal::Code(code, message)) => self.send(conn, protocol::error(code, &message, ack)),
-            Ok(step) if step.events.is_empty() => {
-                if let Some(a) = ack {
-                    self.send(conn, protocol::ack(a));
-                }
+            Err(CommitError::Conflict) => {
+                // Another tab or instance changed the game first: this one is refused and
+                // gets the current state.
+                self.reload().await;
+                Err(OpError::Conflict)
             }
-            Ok(mut step) => match store::commit(&self.ctx.pool, &mut next, &mut step, self.cfg()).await {
-                Ok(events) => {
-                    self.live = next;
-                    if let Some(a) = ack {
-                        self.send(conn, protocol::ack(a));
-                    }
-                    self.publish_local(&events);
-                    announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
+            Err(CommitError::Other(e)) => {
+                tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "commit failed");
+                Err(OpError::Unavailable)
+            }
+        }
+    }
+
+    /// Plays for the bots of the game: answers the opponent's offers, and starts a search when a
+    /// bot is to move and none runs for this position.
+    async fn bot_turn(&mut self) {
+        let bots: Vec<(Color, chessgold_bot::Level)> = self.live.bots().collect();
+        if bots.is_empty() || self.bot_pause_until.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        let now = OffsetDateTime::now_utc();
+        let cfg = self.ctx.cfg.clone();
+        for (seat, _) in bots {
+            let offers = self.live.offers;
+            let result = if offers.draw == Some(!seat) {
+                self.commit_op(Live::draw_no).await
+            } else if offers.takeback == Some(!seat) {
+                self.commit_op(Live::takeback_no).await
+            } else if offers.rematch == Some(!seat) && self.live.rematch_id.is_none() {
+                self.commit_op(|live| live.rematch_yes(seat)).await
+            } else {
+                continue;
+            };
+            if let Err(e) = result {
+                tracing::warn!(game.id = %self.live.id, error = ?e, "a bot could not answer an offer");
+                self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1));
+            }
+        }
+        let Some((_, level)) = self.live.bot_to_move() else {
+            self.thinking = None;
+            return;
+        };
+        let plies = self.live.actions.len();
+        let fen = self.live.engine.fen();
+        if self.thinking.as_ref().is_some_and(|t| t.plies == plies && t.fen == fen) {
+            return;
+        }
+        let view = match bots::bot_view(self.live.engine.as_ref(), bots::move_seed()) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "no bot view");
+                return self.bot_fallback().await;
+            }
+        };
+        let limits = if self.live.turns < 2 {
+            // The first turn has its own allowance (clocks start after both first turns).
+            let first = u64::try_from(cfg.first_move_cs() * 10 / 4).unwrap_or(0);
+            chessgold_bot::Limits::movetime(cfg.bot_movetime_ms.min(first))
+        } else {
+            let clock = match (self.live.clocks_at(now), self.live.clock) {
+                (Some(c), Some(tc)) => {
+                    let side = self.live.engine.turn().index();
+                    Some((i64::from(c[side]) * 10, i64::from(tc.increment) * 10))
                 }
-                Err(CommitError::Conflict) => {
-                    // Another tab or instance changed the game first: this one is refused and
-                    // gets the current state.
-                    self.reload().await;
-                    self.send(conn, protocol::error("stale", "the game changed meanwhile; here is its state", ack));
-                    let seat = self.conns.get(&conn).and_then(|c| c.seat);
-                    let full = self.full(seat);
-                    self.send(conn, full);
-                }
-                Err(CommitError::Other(e)) => {
-                    tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "commit failed");
-                    self.send(conn, protocol::error("unavailable", "the game could not be saved; try again", ack));
-                }
-            },
+                _ => None,
+            };
+            bots::limits(clock, &cfg)
+        };
+        let (tx, answer) = oneshot::channel();
+        let thinkers = self.ctx.thinkers.clone();
+        let seed = bots::move_seed();
+        tokio::spawn(async move {
+            let action = thinkers.think(view, level, limits, seed).await;
+            let _ = tx.send(action);
+        });
+        self.thinking = Some(Thinking { plies, fen, answer });
+    }
+
+    /// The bot's search answered: plays the action if the position is still the one it was asked
+    /// about.
+    async fn on_thought(&mut self, answer: Option<String>) {
+        let Some(asked) = self.thinking.take() else { return };
+        let Some((seat, _)) = self.live.bot_to_move() else { return };
+        let plies = self.live.actions.len();
+        if asked.plies != plies || asked.fen != self.live.engine.fen() {
+            // The game moved on meanwhile (a reload): `bot_turn` asks again.
+            return;
+        }
+        self.on_deadline().await;
+        let Some(action) = answer else {
+            tracing::warn!(game.id = %self.live.id, "the bot's search gave no action");
+            return self.bot_fallback().await;
+        };
+        let now = OffsetDateTime::now_utc();
+        let cfg = self.ctx.cfg.clone();
+        match self.commit_op(|live| live.play(seat, &action, plies, None, now, &cfg)).await {
+            Ok(()) | Err(OpError::Conflict | OpError::Refused(Refusal::Duplicate)) => {}
+            Err(OpError::Unavailable) => self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1)),
+            Err(OpError::Refused(Refusal::Code(code, message))) => {
+                tracing::error!(game.id = %self.live.id, code, message, action, "the bot's action was refused");
+                self.bot_fallback().await;
+            }
+        }
+    }
+
+    /// When the search fails: the bot plays a random legal action rather than stall (its clock
+    /// would run out anyway).
+    async fn bot_fallback(&mut self) {
+        let Some((seat, _)) = self.live.bot_to_move() else { return };
+        let legal = self.live.engine.legal_actions();
+        if legal.is_empty() {
+            return;
+        }
+        let pick = legal[(bots::move_seed() % legal.len() as u64) as usize].clone();
+        let plies = self.live.actions.len();
+        let now = OffsetDateTime::now_utc();
+        let cfg = self.ctx.cfg.clone();
+        if let Err(e) = self.commit_op(|live| live.play(seat, &pick, plies, None, now, &cfg)).await {
+            tracing::error!(game.id = %self.live.id, error = ?e, "the bot's fallback action failed");
+            self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1));
         }
     }
 

@@ -1257,3 +1257,36 @@ async fn a_finished_game_replays_with_buttons_keys_and_the_move_list() {
     viewer.wait_for("the last position again", &shown(4)).await;
     assert_eq!(viewer.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
 }
+
+/// A guest opens "Play with the computer" from the home page's lobby, starts a standard game as
+/// White against level 1, plays e2e4 with two clicks, and sees the bot's answer on the board.
+#[tokio::test]
+async fn a_guest_starts_a_bot_game_from_the_home_page_and_sees_the_reply() {
+    let (_app, b, _permit) = session().await;
+    b.goto("/").await;
+    b.wait_for("the home page's lobby", "document.getElementById('play-computer')").await;
+    b.click("#play-computer").await;
+    b.wait_for("the computer form", "document.getElementById('computer-form')").await;
+    b.js("document.getElementById('variant').value = 'standard'; document.getElementById('time').value = 'unlimited'; return true;")
+        .await;
+    b.click(r#"input[name="level"][value="1"]"#).await;
+    b.click(r#"input[name="color"][value="white"]"#).await;
+    b.click(r#"#computer-form button[type="submit"]"#).await;
+    b.wait_for(
+        "the live board",
+        "document.querySelector('#board-app.cg-live[data-live=\"started\"] .cg-board .piece')",
+    )
+    .await;
+    let bar = b.js(r#"return document.querySelector('.cg-player[data-color="black"]').textContent;"#).await;
+    assert!(bar.as_str().is_some_and(|t| t.contains("level 1")), "the bot's bar: {bar}");
+    assert_eq!(b.text(".cg-status").await, "Your turn");
+    b.click_move("e2", "e4").await;
+    b.wait_ply("White", 2).await;
+    let moves = b.move_list().await;
+    assert_eq!(moves.len(), 2, "{moves:?}");
+    assert_eq!(moves[0], "e2e4");
+    let reply = &moves[1];
+    let to = &reply[2..4];
+    assert_eq!(b.piece_on(to).await.map(|p| p.starts_with("black")), Some(true), "the bot's {reply} is drawn");
+    assert_eq!(b.text(".cg-status").await, "Your turn");
+}

@@ -869,6 +869,10 @@ impl Round {
     }
 
     fn locally_alive(&self, seat: Color) -> bool {
+        // A bot is always there: no claims against it, no "away" for it.
+        if self.live.seats[seat.index()].as_ref().is_some_and(|s| s.bot.is_some()) {
+            return true;
+        }
         let idle = Duration::from_secs(self.cfg().socket_idle_secs);
         self.conns.values().any(|c| c.seat == Some(seat) && c.last_alive.elapsed() < idle)
     }

@@ -1280,8 +1280,14 @@ async fn a_guest_starts_a_bot_game_from_the_home_page_and_sees_the_reply() {
     let bar = b.js(r#"return document.querySelector('.cg-player[data-color="black"]').textContent;"#).await;
     assert!(bar.as_str().is_some_and(|t| t.contains("level 1")), "the bot's bar: {bar}");
     assert_eq!(b.text(".cg-status").await, "Your turn");
-    b.click_move("e2", "e4").await;
+    // The bot may answer before the page has drawn e2e4 alone: wait for both actions.
+    b.click_square("e2").await;
+    b.click_square("e4").await;
     b.wait_ply("White", 2).await;
+    assert!(
+        b.js("return !document.querySelector('[data-prompt=\"claim\"]');").await == json!(true),
+        "the bot never counts as gone"
+    );
     let moves = b.move_list().await;
     assert_eq!(moves.len(), 2, "{moves:?}");
     assert_eq!(moves[0], "e2e4");

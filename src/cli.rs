@@ -217,7 +217,7 @@ pub fn match_config(args: &BotMatchArgs) -> Result<chessgold_bot::MatchConfig, U
 /// A progress bar line: `[#####.....] 5/10  +3 =1 -1`.
 pub fn progress_line(played: u32, total: u32, wdl: (u32, u32, u32)) -> String {
     const WIDTH: u32 = 30;
-    let filled = if total == 0 { WIDTH } else { (played.min(total) * WIDTH) / total };
+    let filled = (played.min(total) * WIDTH).checked_div(total).unwrap_or(WIDTH);
     let bar: String = (0..WIDTH).map(|i| if i < filled { '#' } else { '.' }).collect();
     format!("[{bar}] {played}/{total}  +{} ={} -{}", wdl.0, wdl.1, wdl.2)
 }

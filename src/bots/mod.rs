@@ -57,6 +57,10 @@ pub fn limits(clock: Option<(i64, i64)>, cfg: &GameSettings) -> Limits {
     }
 }
 
+/// Nodes of the quick answer a bot gives when the search queue would make it lose on time (a
+/// few milliseconds of work).
+pub const QUICK_NODES: u64 = 2_000;
+
 /// The bots' share of the machine: at most `permits` searches at once, on blocking threads.
 #[derive(Debug, Clone)]
 pub struct Thinkers {
@@ -86,11 +90,30 @@ impl Thinkers {
 
     /// The action `level` plays in `game` (already the bot's view of it), within `limits`;
     /// `None` when the search has nothing to say (game over, no bot for the variant). The time
-    /// spent waiting for a free search slot is taken off a clocked budget.
-    pub async fn think(&self, game: Box<dyn AnyGame>, level: Level, limits: Limits, seed: u64) -> Option<String> {
+    /// spent waiting for a free search slot is taken off a clocked budget. When no slot frees up
+    /// within `max_wait` (the machine is overloaded and the bot's clock or first-move allowance
+    /// would run out in the queue), the bot answers at once from a tiny search
+    /// ([`QUICK_NODES`]) outside the queue rather than lose on time.
+    pub async fn think(
+        &self,
+        game: Box<dyn AnyGame>,
+        level: Level,
+        limits: Limits,
+        seed: u64,
+        max_wait: Option<Duration>,
+    ) -> Option<String> {
         let asked = Instant::now();
-        let Ok(permit) = self.permits.clone().acquire_owned().await else {
-            return None;
+        let acquire = self.permits.clone().acquire_owned();
+        let permit = match max_wait {
+            Some(wait) => tokio::time::timeout(wait, acquire).await.ok(),
+            None => Some(acquire.await),
+        };
+        let Some(Ok(permit)) = permit else {
+            tracing::info!(bot.level = level.number(), "bot searches are queued too long: a quick answer");
+            let quick = tokio::task::spawn_blocking(move || {
+                chessgold_bot::choose_action(game.as_ref(), level, Limits::nodes(QUICK_NODES), seed)
+            });
+            return quick.await.ok().flatten().filter(|a| !a.is_empty());
         };
         let mut limits = limits;
         if let Some(rem) = limits.remaining_ms {
@@ -160,7 +183,13 @@ mod tests {
         let t = Thinkers::new(1);
         let game = variant("standard").unwrap().new_game();
         let legal = game.legal_actions();
-        let a = t.think(game, Level::new(2).unwrap(), Limits::nodes(500), 1).await.unwrap();
+        let a = t.think(game.boxed_clone(), Level::new(2).unwrap(), Limits::nodes(500), 1, None).await.unwrap();
         assert!(legal.contains(&a));
+        // With the only slot taken, a bot in a hurry answers quickly all the same.
+        let held = t.permits.clone().acquire_owned().await.unwrap();
+        let wait = Some(Duration::from_millis(20));
+        let a = t.think(game, Level::MAX, Limits::movetime(60_000), 1, wait).await.unwrap();
+        assert!(legal.contains(&a));
+        drop(held);
     }
 }

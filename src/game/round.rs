@@ -673,11 +673,17 @@ impl Round {
             };
             bots::limits(clock, &cfg)
         };
+        // A quarter of the time left for this turn (first-move allowance or clock) may go on
+        // waiting for a search slot; unlimited games wait as long as it takes.
+        let max_wait = self.live.deadline(&cfg).map(|d| {
+            let left = (d - now).whole_milliseconds().max(0);
+            Duration::from_millis(u64::try_from(left / 4).unwrap_or(0))
+        });
         let (tx, answer) = oneshot::channel();
         let thinkers = self.ctx.thinkers.clone();
         let seed = bots::move_seed();
         tokio::spawn(async move {
-            let action = thinkers.think(view, level, limits, seed).await;
+            let action = thinkers.think(view, level, limits, seed, max_wait).await;
             let _ = tx.send(action);
         });
         self.thinking = Some(Thinking { plies, fen, answer });

@@ -199,3 +199,39 @@ async fn the_computer_form_refuses_bad_input() {
     let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games").fetch_one(&app.db_pool).await.unwrap();
     assert_eq!(games, 0);
 }
+
+/// A registered player plays the bot (casual: no rating change); the profile lists the game with
+/// the bot's name. The player's tab goes away right after a move: the bot's answer is committed
+/// all the same, and a reconnecting socket gets it as a missed event.
+#[tokio::test]
+async fn a_registered_player_leaves_after_a_move_and_finds_the_bots_answer() {
+    let app = spawn_app().await;
+    let alice = Browser::new(&app.address);
+    alice.signup("alice").await;
+    let id = start_bot_game(&alice, "gold", "1", "5+3", "white").await;
+    let mut sock = alice.socket(&id, None).await;
+    let full = sock.until("full").await;
+    assert_eq!(full["d"]["players"]["white"]["name"], "alice");
+    let v = full["v"].as_i64().unwrap();
+    assert_eq!(sock.act("N@c3", 0).await["t"], "ack");
+    sock.close().await;
+    let deadline = std::time::Instant::now() + super::WAIT;
+    while stored_plies(&app.db_pool, &id).await < 2 {
+        assert!(std::time::Instant::now() < deadline, "the bot answers without anyone connected");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mut back = alice.socket(&id, Some(v)).await;
+    let first = back.move_event(1).await;
+    assert_eq!(first["d"]["action"], "N@c3");
+    let reply = back.move_event(2).await;
+    assert_eq!(reply["d"]["by"], "black");
+    assert_eq!(back.command("resign").await["t"], "ack");
+    back.until("end").await;
+    let profile = alice.html("/@/alice").await;
+    assert!(profile.contains("Chess Gold bot · level 1 (Beginner)"), "{profile}");
+    let rating: Option<i32> = sqlx::query_scalar("SELECT rating FROM user_ratings WHERE variant = 'gold'")
+        .fetch_optional(&app.db_pool)
+        .await
+        .unwrap();
+    assert_eq!(rating, None, "bot games are casual");
+}

@@ -142,6 +142,16 @@ impl Application {
                 false
             }
         };
+        // Bots move without anyone watching: after a restart, the rounds of live bot games start
+        // (each makes its bot's move if it is to move, then stops when nobody comes).
+        match crate::db::games::live_bot_games(&pool).await {
+            Ok(ids) => {
+                for id in ids.iter().filter_map(|id| game::GameId::parse(id)) {
+                    rounds.get(&id);
+                }
+            }
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "could not resume the bot games"),
+        }
         let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
         let lobby = Lobby::start(broker.clone(), pools);
         let state = web::Data::new(AppState {

@@ -342,6 +342,20 @@ pub async fn events_since(db: impl PgExecutor<'_>, game_id: &str, since: i32) ->
     .context("loading room events")
 }
 
+/// The ids of the games being played (status 20) that have a bot in a seat.
+///
+/// # Errors
+/// Database failures.
+pub async fn live_bot_games(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<String>> {
+    sqlx::query_scalar!(
+        "SELECT DISTINCT g.id FROM games g JOIN game_players p ON p.game_id = g.id
+         WHERE g.status = 20 AND p.bot_level IS NOT NULL"
+    )
+    .fetch_all(db)
+    .await
+    .context("listing the live bot games")
+}
+
 /// Records that the sockets of these seats are alive, and returns every seat's last sign of life.
 ///
 /// # Errors

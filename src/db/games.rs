@@ -342,14 +342,17 @@ pub async fn events_since(db: impl PgExecutor<'_>, game_id: &str, since: i32) ->
     .context("loading room events")
 }
 
-/// The ids of the games being played (status 20) that have a bot in a seat.
+/// The ids of the games being played (status 20) that have a bot in a seat: clocked ones, and
+/// unlimited ones with a move in the last day (older unlimited games are left until someone opens
+/// them).
 ///
 /// # Errors
 /// Database failures.
 pub async fn live_bot_games(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<String>> {
     sqlx::query_scalar!(
         "SELECT DISTINCT g.id FROM games g JOIN game_players p ON p.game_id = g.id
-         WHERE g.status = 20 AND p.bot_level IS NOT NULL"
+         WHERE g.status = 20 AND p.bot_level IS NOT NULL
+           AND (g.clock_limit IS NOT NULL OR g.turn_at > now() - interval '1 day')"
     )
     .fetch_all(db)
     .await

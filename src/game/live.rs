@@ -946,6 +946,26 @@ mod tests {
     }
 
     #[test]
+    fn a_bot_seat_is_to_move_on_its_turn_only() {
+        let c = cfg();
+        let now = OffsetDateTime::now_utc();
+        let mut g = game("standard", None);
+        let level = Level::new(4).unwrap();
+        let black = g.seats[1].as_mut().unwrap();
+        black.guest_id = None;
+        black.bot = Some(level);
+        assert_eq!(black.player(), Some(PlayerRef::Bot(level)));
+        assert!(black.is(&PlayerRef::Bot(level)) && !black.is(&PlayerRef::Bot(Level::MIN)));
+        assert_eq!(g.bot_to_move(), None, "White (a guest) is to move");
+        g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
+        assert_eq!(g.bot_to_move(), Some((Color::Black, level)));
+        assert_eq!(g.bots().collect::<Vec<_>>(), [(Color::Black, level)]);
+        assert_eq!(g.full_view(None, now, &c)["players"]["black"]["bot"], 4);
+        g.resign(Color::White, now, &c).unwrap();
+        assert_eq!(g.bot_to_move(), None, "nothing to do once the game is over");
+    }
+
+    #[test]
     fn draw_offer_and_acceptance() {
         let c = cfg();
         let now = OffsetDateTime::now_utc();

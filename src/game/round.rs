@@ -693,13 +693,14 @@ impl Round {
     /// about.
     async fn on_thought(&mut self, answer: Option<String>) {
         let Some(asked) = self.thinking.take() else { return };
+        // A clock that ran out meanwhile ends the game first.
+        self.on_deadline().await;
         let Some((seat, _)) = self.live.bot_to_move() else { return };
         let plies = self.live.actions.len();
         if asked.plies != plies || asked.fen != self.live.engine.fen() {
             // The game moved on meanwhile (a reload): `bot_turn` asks again.
             return;
         }
-        self.on_deadline().await;
         let Some(action) = answer else {
             tracing::warn!(game.id = %self.live.id, "the bot's search gave no action");
             return self.bot_fallback().await;

@@ -1,5 +1,5 @@
-//! The `chessgold` command line: engine tools (`perft`, `state`) and the service (`serve`,
-//! `migrate`, `user create`).
+//! The `chessgold` command line: engine tools (`perft`, `state`), bot matches (`bot-match`) and
+//! the service (`serve`, `migrate`, `user create`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -27,6 +27,9 @@ pub enum Command {
     Perft(PerftArgs),
     /// Print a position's state as one JSON object.
     State(PositionArgs),
+    /// Play a match between two bot levels (or a level and Stockfish) and estimate the Elo
+    /// difference.
+    BotMatch(BotMatchArgs),
     /// Run the web service (settings: config/, CHESSGOLD__SECTION__KEY, DATABASE_URL).
     Serve,
     /// Apply the pending database migrations.
@@ -93,6 +96,34 @@ pub struct PositionArgs {
     /// Seed of a variant with random events.
     #[arg(long)]
     pub seed: Option<u64>,
+}
+
+/// Arguments of `bot-match`.
+#[derive(Debug, Args)]
+pub struct BotMatchArgs {
+    /// Variant id (one the bot plays).
+    #[arg(long)]
+    pub variant: String,
+    /// The first player: a level 1-8, `stockfish`, `stockfish:ELO` or `uci:PROGRAM[:ELO]`.
+    /// White in the odd games (colours alternate).
+    #[arg(long)]
+    pub white: String,
+    /// The second player, Black in the odd games.
+    #[arg(long)]
+    pub black: String,
+    /// Number of games (each opening is played once with each colour).
+    #[arg(long)]
+    pub games: u32,
+    /// Time per move in milliseconds (each level uses its share); without it the bots search
+    /// their level's node budget, which is reproducible.
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Seed of the openings and of the bots' randomness.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Plies after which a game is adjudicated a draw.
+    #[arg(long, default_value_t = 600)]
+    pub max_plies: u32,
 }
 
 /// Arguments of `perft`.
@@ -175,6 +206,88 @@ fn state(args: &PositionArgs) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// The match a `bot-match` command asks for.
+///
+/// # Errors
+/// A [`UsageError`] for an unknown variant, a variant without a bot, a bad player or no games.
+pub fn match_config(args: &BotMatchArgs) -> Result<chessgold_bot::MatchConfig, UsageError> {
+    let Some(info) = variant(&args.variant) else {
+        return Err(UsageError(format!("unknown variant '{}' (variants: {})", args.variant, variant_ids().join(", "))));
+    };
+    if !crate::bots::plays(info.id) {
+        let known: Vec<&str> = variant_ids().into_iter().filter(|v| crate::bots::plays(v)).collect();
+        return Err(UsageError(format!("the bot does not play '{}' yet (it plays: {})", info.id, known.join(", "))));
+    }
+    let player = |flag: &str, text: &str| {
+        text.parse::<chessgold_bot::Player>().map_err(|e| UsageError(format!("--{flag}: {e}")))
+    };
+    let white = player("white", &args.white)?;
+    let black = player("black", &args.black)?;
+    if args.games == 0 {
+        return Err(UsageError("--games: play at least one game".into()));
+    }
+    if args.movetime == Some(0) {
+        return Err(UsageError("--movetime: at least 1 ms".into()));
+    }
+    let mut cfg = chessgold_bot::MatchConfig::new(info.id, white, black, args.games);
+    cfg.movetime_ms = args.movetime;
+    cfg.seed = args.seed;
+    cfg.max_plies = args.max_plies;
+    Ok(cfg)
+}
+
+/// A progress bar line: `[#####.....] 5/10  +3 =1 -1`.
+pub fn progress_line(played: u32, total: u32, wdl: (u32, u32, u32)) -> String {
+    const WIDTH: u32 = 30;
+    let filled = (played.min(total) * WIDTH).checked_div(total).unwrap_or(WIDTH);
+    let bar: String = (0..WIDTH).map(|i| if i < filled { '#' } else { '.' }).collect();
+    format!("[{bar}] {played}/{total}  +{} ={} -{}", wdl.0, wdl.1, wdl.2)
+}
+
+/// Runs a match: exit code 2 for bad arguments, 1 when an engine fails.
+fn bot_match(args: &BotMatchArgs) -> ExitCode {
+    let cfg = match match_config(args) {
+        Ok(cfg) => cfg,
+        Err(UsageError(msg)) => {
+            eprintln!("error: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let (white, black) = (cfg.white.clone(), cfg.black.clone());
+    let movetime = cfg.movetime_ms.map_or_else(|| "level node budgets".to_string(), |ms| format!("{ms} ms per move"));
+    println!("{}: {white} vs {black}, {} games, {movetime}, seed {}", cfg.variant, cfg.games, cfg.seed);
+    let started = Instant::now();
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r{}", progress_line(0, cfg.games, (0, 0, 0)));
+    let _ = err.flush();
+    let result = chessgold_bot::play_match(cfg, |p| {
+        let _ = write!(err, "\r{}", progress_line(p.played, p.total, p.wdl));
+        let _ = err.flush();
+    });
+    let _ = writeln!(err);
+    drop(err);
+    let r = match result {
+        Ok(r) => r,
+        Err(e @ chessgold_bot::matches::MatchError::Uci(_)) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let n = r.wins + r.draws + r.losses;
+    let score = f64::from(r.wins) + f64::from(r.draws) / 2.0;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{white}: +{} ={} -{} (wins, draws, losses)", r.wins, r.draws, r.losses);
+    let _ = writeln!(out, "score {score}/{n} ({:.1}%)", 100.0 * score / f64::from(n.max(1)));
+    let elo = r.elo.map_or_else(|| "-".to_string(), |e| e.to_text());
+    let _ = writeln!(out, "Elo difference ({white} minus {black}), 95% interval: {elo}");
+    let _ = writeln!(out, "{:.1} s", started.elapsed().as_secs_f64());
+    ExitCode::SUCCESS
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -184,15 +297,19 @@ pub fn run() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // One line: clap's message up to its usage part (a missing argument is named on the
+            // lines after the first).
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{first}");
+            let first: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            let line = if first.is_empty() { "error: bad arguments".to_string() } else { first.join(" ") };
+            eprintln!("{line}");
             return ExitCode::from(2);
         }
     };
     let result = match &cli.command {
         Command::Perft(args) => perft(args),
         Command::State(args) => state(args),
+        Command::BotMatch(args) => return bot_match(args),
         Command::Serve => return service_exit(crate::operator::serve()),
         Command::Migrate => return service_exit(crate::operator::migrate()),
         Command::User(UserCommand::Create(args)) => return service_exit(create_user(args)),

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod bots;
 pub mod broker;
 pub mod cli;
 pub mod db;

@@ -157,6 +157,10 @@ pub struct GameSettings {
     pub chat_window_secs: u64,
     /// Most missed events sent to a reconnecting client before a full resync instead.
     pub max_replay_events: i32,
+    /// Bot searches that may run at once on this instance (0: one per CPU).
+    pub bot_max_searches: usize,
+    /// A bot's time per move in unlimited games, milliseconds (each level uses its share).
+    pub bot_movetime_ms: u64,
 }
 
 impl Default for GameSettings {
@@ -179,6 +183,8 @@ impl Default for GameSettings {
             chat_lines_per_window: 5,
             chat_window_secs: 10,
             max_replay_events: 50,
+            bot_max_searches: 0,
+            bot_movetime_ms: 2000,
         }
     }
 }

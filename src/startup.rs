@@ -139,7 +139,9 @@ impl Application {
             text => Key::derive_from(text.as_bytes()),
         };
         let game_settings = Arc::new(settings.game.clone());
-        let rounds = Rounds::new(RoundCtx { pool: pool.clone(), broker: broker.clone(), cfg: game_settings.clone() });
+        let thinkers = crate::bots::Thinkers::new(crate::bots::concurrency(&game_settings));
+        let rounds =
+            Rounds::new(RoundCtx { pool: pool.clone(), broker: broker.clone(), cfg: game_settings.clone(), thinkers });
         // A database that is down at start-up does not stop the server (`/healthz` reports it);
         // the time-keeping task retries then.
         let downtime_forgiven = match game::sweeper::forgive_downtime(rounds.ctx()).await {
@@ -149,6 +151,16 @@ impl Application {
                 false
             }
         };
+        // Bots move without anyone watching: after a restart, the rounds of live bot games start
+        // (each makes its bot's move if it is to move, then stops when nobody comes).
+        match crate::db::games::live_bot_games(&pool).await {
+            Ok(ids) => {
+                for id in ids.iter().filter_map(|id| game::GameId::parse(id)) {
+                    rounds.get(&id);
+                }
+            }
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "could not resume the bot games"),
+        }
         let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
         let lobby = Lobby::start(broker.clone(), pools);
         let users = crate::notify::UserHub::start(broker.clone());

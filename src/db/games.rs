@@ -72,6 +72,8 @@ pub struct PlayerRow {
     pub username: Option<String>,
     /// Guest id.
     pub guest_id: Option<String>,
+    /// Bot level (1 to 8), for a bot's seat.
+    pub bot_level: Option<i16>,
     /// Rating before.
     pub rating_before: Option<i32>,
     /// Rating after.
@@ -163,9 +165,9 @@ pub async fn insert_game(db: &mut PgConnection, g: &GameRow) -> anyhow::Result<(
 /// Database failures.
 pub async fn upsert_player(db: &mut PgConnection, game_id: &str, p: &PlayerRow) -> anyhow::Result<()> {
     sqlx::query!(
-        "INSERT INTO game_players (game_id, color, player_id, user_id, guest_id, rating_before, rating_after,
-            provisional, lag_quota, last_seen)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        "INSERT INTO game_players (game_id, color, player_id, user_id, guest_id, bot_level, rating_before,
+            rating_after, provisional, lag_quota, last_seen)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (game_id, color) DO UPDATE SET rating_before = EXCLUDED.rating_before,
             rating_after = EXCLUDED.rating_after, provisional = EXCLUDED.provisional,
             lag_quota = EXCLUDED.lag_quota",
@@ -174,6 +176,7 @@ pub async fn upsert_player(db: &mut PgConnection, game_id: &str, p: &PlayerRow) 
         p.player_id,
         p.user_id,
         p.guest_id,
+        p.bot_level,
         p.rating_before,
         p.rating_after,
         p.provisional,
@@ -212,7 +215,7 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ga
 pub async fn players(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Vec<PlayerRow>> {
     sqlx::query_as!(
         PlayerRow,
-        r#"SELECT p.color, p.player_id, p.user_id, u.username AS "username?", p.guest_id, p.rating_before,
+        r#"SELECT p.color, p.player_id, p.user_id, u.username AS "username?", p.guest_id, p.bot_level, p.rating_before,
             p.rating_after, p.provisional, p.lag_quota, p.last_seen
          FROM game_players p LEFT JOIN users u ON u.id = p.user_id
          WHERE p.game_id = $1 ORDER BY p.color DESC"#,
@@ -337,6 +340,23 @@ pub async fn events_since(db: impl PgExecutor<'_>, game_id: &str, since: i32) ->
     .fetch_all(db)
     .await
     .context("loading room events")
+}
+
+/// The ids of the games being played (status 20) that have a bot in a seat: clocked ones, and
+/// unlimited ones with a move in the last day (older unlimited games are left until someone opens
+/// them).
+///
+/// # Errors
+/// Database failures.
+pub async fn live_bot_games(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<String>> {
+    sqlx::query_scalar!(
+        "SELECT DISTINCT g.id FROM games g JOIN game_players p ON p.game_id = g.id
+         WHERE g.status = 20 AND p.bot_level IS NOT NULL
+           AND (g.clock_limit IS NOT NULL OR g.turn_at > now() - interval '1 day')"
+    )
+    .fetch_all(db)
+    .await
+    .context("listing the live bot games")
 }
 
 /// Records that the sockets of these seats are alive, and returns every seat's last sign of life.

@@ -59,8 +59,10 @@ pub struct UserGameRow {
     pub rating_after: Option<i32>,
     /// The opponent's account name; `None` for a guest.
     pub opponent: Option<String>,
-    /// The opponent's rating before the game (rated games).
+    /// The opponent's rating before the game (rated games; a bot's level rating).
     pub opponent_rating: Option<i32>,
+    /// The opponent's bot level, when the opponent was the computer.
+    pub opponent_bot: Option<i16>,
 }
 
 /// A point of a rating history.
@@ -141,7 +143,7 @@ pub async fn games(
         UserGameRow,
         r#"SELECT g.id, g.variant, g.rated, g.clock_limit, g.clock_increment, g.status, g.winner, g.created_at,
             p.color, p.rating_before, p.rating_after,
-            u.username AS "opponent?", o.rating_before AS "opponent_rating?"
+            u.username AS "opponent?", o.rating_before AS "opponent_rating?", o.bot_level AS "opponent_bot?"
          FROM game_players p
          JOIN games g ON g.id = p.game_id
          LEFT JOIN game_players o ON o.game_id = p.game_id AND o.color <> p.color

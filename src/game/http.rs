@@ -27,6 +27,7 @@ use crate::startup::AppState;
 /// Registers the page routes of live games (the `/{gameId}` routes last: they match any
 /// 8 or 12 base62 characters).
 pub fn routes(cfg: &mut web::ServiceConfig) {
+    crate::bots::http::routes(cfg);
     cfg.route("/game/new", web::get().to(new_form))
         .route("/game/new", web::post().to(create))
         .route("/game/{id}/join", web::post().to(join))
@@ -212,6 +213,7 @@ async fn join(
             (Some(*uid), None, identity.user.as_ref().map_or_else(String::new, |u| u.name.clone()))
         }
         super::PlayerRef::Guest(g) => (None, Some(g.clone()), "Anonymous".to_string()),
+        super::PlayerRef::Bot(_) => return Err(PageError::BadRequest("a bot does not join games by a form".into())),
     };
     let perf = match (live.rated, user_id) {
         (true, Some(uid)) => Some(db::ratings::perf(&state.pool, uid, live.info.id).await?),
@@ -221,6 +223,7 @@ async fn join(
         player_id: random_base62(4)?,
         user_id,
         guest_id,
+        bot: None,
         name,
         rating_before: perf.map(|p| p.rating),
         rating_after: None,
@@ -480,7 +483,8 @@ pub async fn export(state: web::Data<AppState>, path: web::Path<String>) -> Resu
     let (seed, salt) = live.revealed_seed();
     let players = |c: Color| {
         live.seats[c.index()].as_ref().map(|s: &Seat| {
-            json!({"name": s.name, "user": s.user_id.is_some(), "rating_before": s.rating_before,
+            json!({"name": s.name, "user": s.user_id.is_some(), "bot": s.bot.map(chessgold_bot::Level::number),
+                   "rating_before": s.rating_before,
                    "rating_after": s.rating_after, "provisional": s.provisional})
         })
     };

@@ -2,6 +2,7 @@
 //! operation checks what it may do, changes the copy it is called on and returns a [`Step`]: the
 //! room events to store and announce. Nothing here does I/O; `store` makes a step durable.
 
+use chessgold_bot::Level;
 use chessgold_engine::registry::{AnyGame, VariantInfo};
 use chessgold_engine::{Color, Snapshot};
 use serde_json::{Value, json};
@@ -12,13 +13,15 @@ use super::clock::{add_cs, cs_between, lag_credit, spend};
 use super::{GameId, Status, TimeControl, flag};
 use crate::settings::GameSettings;
 
-/// Who sits in a seat: an account or a guest (by the id in the signed guest cookie).
+/// Who sits in a seat: an account, a guest (by the id in the signed guest cookie) or a bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlayerRef {
     /// A registered user.
     User(Uuid),
     /// An anonymous guest.
     Guest(String),
+    /// The computer at a level (its round plays for it).
+    Bot(Level),
 }
 
 /// What `create_game` needs.
@@ -47,7 +50,9 @@ pub struct Seat {
     pub user_id: Option<Uuid>,
     /// The guest id, for a guest.
     pub guest_id: Option<String>,
-    /// The name shown (`Anonymous` for guests).
+    /// The level, for a bot.
+    pub bot: Option<Level>,
+    /// The name shown (`Anonymous` for guests, the level's name for bots).
     pub name: String,
     /// Rating before the game (rated games).
     pub rating_before: Option<i32>,
@@ -67,15 +72,17 @@ impl Seat {
         match who {
             PlayerRef::User(id) => self.user_id == Some(*id),
             PlayerRef::Guest(g) => self.guest_id.as_deref() == Some(g.as_str()),
+            PlayerRef::Bot(level) => self.bot == Some(*level),
         }
     }
 
     /// The player of the seat.
     pub fn player(&self) -> Option<PlayerRef> {
-        match (&self.user_id, &self.guest_id) {
-            (Some(id), _) => Some(PlayerRef::User(*id)),
-            (None, Some(g)) => Some(PlayerRef::Guest(g.clone())),
-            (None, None) => None,
+        match (&self.user_id, &self.guest_id, self.bot) {
+            (Some(id), _, _) => Some(PlayerRef::User(*id)),
+            (None, Some(g), _) => Some(PlayerRef::Guest(g.clone())),
+            (None, None, Some(level)) => Some(PlayerRef::Bot(level)),
+            (None, None, None) => None,
         }
     }
 }
@@ -282,6 +289,7 @@ impl Live {
             Some(s) => json!({
                 "name": s.name,
                 "user": s.user_id.is_some(),
+                "bot": s.bot.map(Level::number),
                 "rating": s.rating_before,
                 "provisional": s.provisional,
                 "rating_diff": match (s.rating_before, s.rating_after) {
@@ -756,6 +764,20 @@ impl Live {
         Ok((free, Step { events: vec![Event { t: "start", d }], ..Step::default() }))
     }
 
+    /// The level of the bot to move, when a bot is to move in a game being played.
+    pub fn bot_to_move(&self) -> Option<(Color, Level)> {
+        if self.status != Status::Started {
+            return None;
+        }
+        let side = self.engine.turn();
+        self.seats[side.index()].as_ref().and_then(|s| s.bot).map(|level| (side, level))
+    }
+
+    /// The bots seated in the game, with their colours.
+    pub fn bots(&self) -> impl Iterator<Item = (Color, Level)> + '_ {
+        Color::ALL.into_iter().filter_map(|c| self.seats[c.index()].as_ref().and_then(|s| s.bot).map(|l| (c, l)))
+    }
+
     /// Marks the game started at `now`.
     pub fn start(&mut self, now: OffsetDateTime) {
         self.status = Status::Started;
@@ -788,6 +810,7 @@ mod tests {
             player_id: "abcd".into(),
             user_id: None,
             guest_id: Some(name.into()),
+            bot: None,
             name: "Anonymous".into(),
             rating_before: None,
             rating_after: None,
@@ -920,6 +943,26 @@ mod tests {
         assert!(step.truncated);
         assert_eq!(g.engine.actions(), vec!["e2e4".to_string()]);
         assert_eq!(g.turns, 1);
+    }
+
+    #[test]
+    fn a_bot_seat_is_to_move_on_its_turn_only() {
+        let c = cfg();
+        let now = OffsetDateTime::now_utc();
+        let mut g = game("standard", None);
+        let level = Level::new(4).unwrap();
+        let black = g.seats[1].as_mut().unwrap();
+        black.guest_id = None;
+        black.bot = Some(level);
+        assert_eq!(black.player(), Some(PlayerRef::Bot(level)));
+        assert!(black.is(&PlayerRef::Bot(level)) && !black.is(&PlayerRef::Bot(Level::MIN)));
+        assert_eq!(g.bot_to_move(), None, "White (a guest) is to move");
+        g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
+        assert_eq!(g.bot_to_move(), Some((Color::Black, level)));
+        assert_eq!(g.bots().collect::<Vec<_>>(), [(Color::Black, level)]);
+        assert_eq!(g.full_view(None, now, &c)["players"]["black"]["bot"], 4);
+        g.resign(Color::White, now, &c).unwrap();
+        assert_eq!(g.bot_to_move(), None, "nothing to do once the game is over");
     }
 
     #[test]

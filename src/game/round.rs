@@ -4,6 +4,11 @@
 //! acknowledges or announces it, and publishes a notice on the broker channel `game:{id}` so the
 //! rounds of other instances reload and tell their sockets. Rounds start lazily, from the
 //! database, when a socket joins; they stop when no socket has been there for a while.
+//!
+//! A round also plays for the bots seated in its game: whenever a bot is to move (at start, after
+//! any commit, after a reload) it asks [`Thinkers`] for the bot's action, off the async threads,
+//! and plays it through the same path as a human's action; it answers the opponent's offers for
+//! the bot (draws and takebacks declined, rematches accepted).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +26,7 @@ use super::live::{Event, Live, PlayerRef, Refusal, Step, replay};
 use super::protocol::{self, ClientMsg, Command, Room};
 use super::store::{self, CommitError};
 use super::{GameId, parse_color};
+use crate::bots::{self, Thinkers};
 use crate::broker::{Broker, Subscription};
 use crate::db;
 use crate::db::games::{ChatRow, EventRow};
@@ -133,6 +139,7 @@ impl ApiRefusal {
 }
 
 /// The outcome of running an operation on the game.
+#[derive(Debug)]
 enum Applied {
     /// Committed, or nothing to commit.
     Done,
@@ -189,6 +196,8 @@ pub struct RoundCtx {
     pub broker: Arc<dyn Broker>,
     /// Settings.
     pub cfg: Arc<GameSettings>,
+    /// Where bot searches run.
+    pub thinkers: Thinkers,
 }
 
 /// The rounds of this instance.
@@ -313,6 +322,25 @@ struct Round {
     crowd: Option<Value>,
     last_seen: [Option<OffsetDateTime>; 2],
     empty_since: Option<Instant>,
+    /// The bot's search under way, if any.
+    thinking: Option<Thinking>,
+    /// No new bot search before this (after a failed bot move).
+    bot_pause_until: Option<Instant>,
+}
+
+/// A bot search under way: the position it was asked about and where its answer comes.
+struct Thinking {
+    plies: usize,
+    fen: String,
+    answer: oneshot::Receiver<Option<String>>,
+}
+
+/// The answer of the search under way (pending forever when there is none).
+async fn next_thought(thinking: &mut Option<Thinking>) -> Option<String> {
+    match thinking {
+        Some(t) => (&mut t.answer).await.ok().flatten(),
+        None => std::future::pending().await,
+    }
 }
 
 async fn next_broker(sub: &mut Option<Subscription>) -> Option<String> {
@@ -356,10 +384,13 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
         crowd: None,
         last_seen: [None, None],
         empty_since: Some(Instant::now()),
+        thinking: None,
+        bot_pause_until: None,
     };
     let mut presence = tokio::time::interval(PRESENCE_EVERY);
     let idle = Duration::from_secs(ctx.cfg.round_idle_secs);
     loop {
+        round.bot_turn().await;
         let wait = round.until_deadline();
         tokio::select! {
             cmd = rx.recv() => match cmd {
@@ -374,9 +405,11 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
                 }
             },
             () = tokio::time::sleep(wait) => round.on_deadline().await,
+            answer = next_thought(&mut round.thinking) => round.on_thought(answer).await,
             _ = presence.tick() => {
                 round.presence().await;
-                if round.empty_since.is_some_and(|t| t.elapsed() >= idle) {
+                // A bot that is thinking finishes its move first.
+                if round.empty_since.is_some_and(|t| t.elapsed() >= idle) && round.thinking.is_none() {
                     break;
                 }
             }
@@ -679,7 +712,8 @@ impl Round {
         }
     }
 
-    /// Runs an operation on a copy of the game, commits it, then acknowledges and announces it.
+    /// Runs an operation of a socket's player on a copy of the game, commits it, then
+    /// acknowledges and announces it.
     async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl FnOnce(&mut Live) -> Result<Step, Refusal>) {
         match self.commit_op(ack.map(|a| (conn, a)), op).await {
             Applied::Done => {}
@@ -740,6 +774,124 @@ impl Round {
                     Applied::Failed
                 }
             },
+        }
+    }
+
+    /// Plays for the bots of the game: answers the opponent's offers, and starts a search when a
+    /// bot is to move and none runs for this position.
+    async fn bot_turn(&mut self) {
+        let bots: Vec<(Color, chessgold_bot::Level)> = self.live.bots().collect();
+        if bots.is_empty() || self.bot_pause_until.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        let now = OffsetDateTime::now_utc();
+        let cfg = self.ctx.cfg.clone();
+        for (seat, _) in bots {
+            let offers = self.live.offers;
+            let result = if offers.draw == Some(!seat) {
+                self.commit_op(None, Live::draw_no).await
+            } else if offers.takeback == Some(!seat) {
+                self.commit_op(None, Live::takeback_no).await
+            } else if offers.rematch == Some(!seat) && self.live.rematch_id.is_none() {
+                self.commit_op(None, |live| live.rematch_yes(seat)).await
+            } else {
+                continue;
+            };
+            if !matches!(result, Applied::Done) {
+                tracing::warn!(game.id = %self.live.id, result = ?result, "a bot could not answer an offer");
+                self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1));
+            }
+        }
+        let Some((_, level)) = self.live.bot_to_move() else {
+            self.thinking = None;
+            return;
+        };
+        let plies = self.live.actions.len();
+        let fen = self.live.engine.fen();
+        if self.thinking.as_ref().is_some_and(|t| t.plies == plies && t.fen == fen) {
+            return;
+        }
+        let view = match bots::bot_view(self.live.engine.as_ref(), bots::move_seed()) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "no bot view");
+                return self.bot_fallback().await;
+            }
+        };
+        let limits = if self.live.turns < 2 {
+            // The first turn has its own allowance (clocks start after both first turns).
+            let first = u64::try_from(cfg.first_move_cs() * 10 / 4).unwrap_or(0);
+            chessgold_bot::Limits::movetime(cfg.bot_movetime_ms.min(first))
+        } else {
+            let clock = match (self.live.clocks_at(now), self.live.clock) {
+                (Some(c), Some(tc)) => {
+                    let side = self.live.engine.turn().index();
+                    Some((i64::from(c[side]) * 10, i64::from(tc.increment) * 10))
+                }
+                _ => None,
+            };
+            bots::limits(clock, &cfg)
+        };
+        // A quarter of the time left for this turn (first-move allowance or clock) may go on
+        // waiting for a search slot; unlimited games wait as long as it takes.
+        let max_wait = self.live.deadline(&cfg).map(|d| {
+            let left = (d - now).whole_milliseconds().max(0);
+            Duration::from_millis(u64::try_from(left / 4).unwrap_or(0))
+        });
+        let (tx, answer) = oneshot::channel();
+        let thinkers = self.ctx.thinkers.clone();
+        let seed = bots::move_seed();
+        tokio::spawn(async move {
+            let action = thinkers.think(view, level, limits, seed, max_wait).await;
+            let _ = tx.send(action);
+        });
+        self.thinking = Some(Thinking { plies, fen, answer });
+    }
+
+    /// The bot's search answered: plays the action if the position is still the one it was asked
+    /// about.
+    async fn on_thought(&mut self, answer: Option<String>) {
+        let Some(asked) = self.thinking.take() else { return };
+        // A clock that ran out meanwhile ends the game first.
+        self.on_deadline().await;
+        let Some((seat, _)) = self.live.bot_to_move() else { return };
+        let plies = self.live.actions.len();
+        if asked.plies != plies || asked.fen != self.live.engine.fen() {
+            // The game moved on meanwhile (a reload): `bot_turn` asks again.
+            return;
+        }
+        let Some(action) = answer else {
+            tracing::warn!(game.id = %self.live.id, "the bot's search gave no action");
+            return self.bot_fallback().await;
+        };
+        let now = OffsetDateTime::now_utc();
+        let cfg = self.ctx.cfg.clone();
+        match self.commit_op(None, |live| live.play(seat, &action, plies, None, now, &cfg)).await {
+            Applied::Done | Applied::Conflict => {}
+            Applied::Failed => self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1)),
+            Applied::Refused(code, message) => {
+                tracing::error!(game.id = %self.live.id, code, message, action, "the bot's action was refused");
+                self.bot_fallback().await;
+            }
+        }
+    }
+
+    /// When the search fails: the bot plays a random legal action rather than stall (its clock
+    /// would run out anyway).
+    async fn bot_fallback(&mut self) {
+        let Some((seat, _)) = self.live.bot_to_move() else { return };
+        let legal = self.live.engine.legal_actions();
+        if legal.is_empty() {
+            return;
+        }
+        let pick = legal[(bots::move_seed() % legal.len() as u64) as usize].clone();
+        let plies = self.live.actions.len();
+        let now = OffsetDateTime::now_utc();
+        let cfg = self.ctx.cfg.clone();
+        let result = self.commit_op(None, |live| live.play(seat, &pick, plies, None, now, &cfg)).await;
+        if !matches!(result, Applied::Done) {
+            tracing::error!(game.id = %self.live.id, result = ?result, "the bot's fallback action failed");
+            self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1));
         }
     }
 
@@ -901,6 +1053,10 @@ impl Round {
     }
 
     fn locally_alive(&self, seat: Color) -> bool {
+        // A bot is always there: no claims against it, no "away" for it.
+        if self.live.seats[seat.index()].as_ref().is_some_and(|s| s.bot.is_some()) {
+            return true;
+        }
         let idle = Duration::from_secs(self.cfg().socket_idle_secs);
         self.conns.values().any(|c| c.seat == Some(seat) && c.last_alive.elapsed() < idle)
     }

@@ -49,23 +49,27 @@ async fn new_seat(
     rated: bool,
     cfg: &GameSettings,
 ) -> anyhow::Result<Seat> {
-    let (user_id, guest_id, name) = match who {
+    let (user_id, guest_id, bot, name) = match who {
         PlayerRef::User(id) => {
             let user = db::users::find_by_id(pool, *id).await?.ok_or_else(|| anyhow::anyhow!("no such user"))?;
-            (Some(*id), None, user.username)
+            (Some(*id), None, None, user.username)
         }
-        PlayerRef::Guest(g) => (None, Some(g.clone()), "Anonymous".to_string()),
+        PlayerRef::Guest(g) => (None, Some(g.clone()), None, "Anonymous".to_string()),
+        PlayerRef::Bot(level) => (None, None, Some(*level), crate::bots::display_name(*level)),
     };
     let perf = match (rated, user_id) {
         (true, Some(id)) => Some(db::ratings::perf(pool, id, variant_id).await?),
         _ => None,
     };
+    // A bot shows the estimated rating of its level (bot games are casual: it never changes).
+    let shown = perf.map(|p| p.rating).or_else(|| bot.map(|l| l.spec().rating as i32));
     Ok(Seat {
         player_id: random_base62(4)?,
         user_id,
         guest_id,
+        bot,
         name,
-        rating_before: perf.map(|p| p.rating),
+        rating_before: shown,
         rating_after: None,
         provisional: perf.is_some_and(Perf::provisional),
         lag_quota: cfg.lag_quota_cs,
@@ -80,6 +84,7 @@ fn seat_row(color: Color, s: &Seat) -> PlayerRow {
         user_id: s.user_id,
         username: None,
         guest_id: s.guest_id.clone(),
+        bot_level: s.bot.map(|l| i16::from(l.number())),
         rating_before: s.rating_before,
         rating_after: s.rating_after,
         provisional: s.provisional,
@@ -107,6 +112,11 @@ async fn prepare(
         if !users {
             return Err(CreateError::Invalid("only registered players play rated games".into()));
         }
+    }
+    let has_bot =
+        [Some(&req.creator), req.opponent.as_ref()].into_iter().flatten().any(|p| matches!(p, PlayerRef::Bot(_)));
+    if has_bot && !crate::bots::plays(info.id) {
+        return Err(CreateError::Invalid(format!("the computer does not play {} yet", info.name)));
     }
     if req.opponent.as_ref() == Some(&req.creator) {
         return Err(CreateError::Invalid("a player cannot play against themselves".into()));
@@ -214,11 +224,17 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
     let mut seats: [Option<Seat>; 2] = [None, None];
     for p in players {
         let Some(c) = parse_color(&p.color) else { continue };
+        let bot = p.bot_level.and_then(|n| u8::try_from(n).ok()).and_then(chessgold_bot::Level::new);
         seats[c.index()] = Some(Seat {
             player_id: p.player_id,
             user_id: p.user_id,
             guest_id: p.guest_id,
-            name: p.username.unwrap_or_else(|| "Anonymous".to_string()),
+            bot,
+            name: match (p.username, bot) {
+                (Some(name), _) => name,
+                (None, Some(level)) => crate::bots::display_name(level),
+                (None, None) => "Anonymous".to_string(),
+            },
             rating_before: p.rating_before,
             rating_after: p.rating_after,
             provisional: p.provisional,

@@ -97,7 +97,7 @@ async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<
         PlayerRef::User(id) => {
             Ok(Some(db::ratings::perf(&state.pool, *id, variant_id).await.map_err(|e| internal(&e))?))
         }
-        PlayerRef::Guest(_) => Ok(None),
+        PlayerRef::Guest(_) | PlayerRef::Bot(_) => Ok(None),
     }
 }
 
@@ -143,6 +143,7 @@ async fn create_seek(
     let (user_id, guest_id) = match &player {
         PlayerRef::User(u) => (Some(*u), None),
         PlayerRef::Guest(g) => (None, Some(g.clone())),
+        PlayerRef::Bot(_) => (None, None),
     };
     let held = db::lobby::count_of(&state.pool, user_id, guest_id.as_deref()).await.map_err(|e| internal(&e))?;
     if held >= MAX_SEEKS {
@@ -307,7 +308,7 @@ async fn join_pool(
         user_id: identity.user.as_ref().map(|u| u.id),
         guest_id: match &player {
             PlayerRef::Guest(g) => Some(g.clone()),
-            PlayerRef::User(_) => None,
+            PlayerRef::User(_) | PlayerRef::Bot(_) => None,
         },
         rating: perf.map_or(START, |p| p.rating),
         pool: key.clone(),

@@ -245,6 +245,7 @@ pub fn player_key(who: &PlayerRef) -> String {
     match who {
         PlayerRef::User(id) => format!("u:{id}"),
         PlayerRef::Guest(g) => format!("g:{g}"),
+        PlayerRef::Bot(level) => format!("b:{level}"),
     }
 }
 

@@ -90,6 +90,8 @@ pub struct GameLine {
     pub opponent: Option<String>,
     /// The opponent's rating before the game, or empty.
     pub opponent_rating: String,
+    /// The bot's name when the opponent was the computer, or empty.
+    pub bot: String,
     /// `Won`, `Lost`, `Draw`, `Playing`, `Aborted`.
     pub result: &'static str,
     /// `win`, `loss`, `draw`, `none`: a CSS class.
@@ -127,6 +129,12 @@ fn game_line(g: UserGameRow) -> GameLine {
         id: g.id,
         opponent: g.opponent,
         opponent_rating: g.opponent_rating.map(|r| r.to_string()).unwrap_or_default(),
+        bot: g
+            .opponent_bot
+            .and_then(|n| u8::try_from(n).ok())
+            .and_then(chessgold_bot::Level::new)
+            .map(crate::bots::display_name)
+            .unwrap_or_default(),
         result,
         outcome,
         diff,

@@ -1354,3 +1354,42 @@ async fn a_challenge_appears_live_and_accepting_it_sends_both_to_the_game() {
     bob.wait_for("Bob on the game", &on_game).await;
     alice.wait_for("Alice sent to the game", &on_game).await;
 }
+
+/// A guest opens "Play with the computer" from the home page's lobby, starts a standard game as
+/// White against level 1, plays e2e4 with two clicks, and sees the bot's answer on the board.
+#[tokio::test]
+async fn a_guest_starts_a_bot_game_from_the_home_page_and_sees_the_reply() {
+    let (_app, b, _permit) = session().await;
+    b.goto("/").await;
+    b.wait_for("the home page's lobby", "document.getElementById('play-computer')").await;
+    b.click("#play-computer").await;
+    b.wait_for("the computer form", "document.getElementById('computer-form')").await;
+    b.js("document.getElementById('variant').value = 'standard'; document.getElementById('time').value = 'unlimited'; return true;")
+        .await;
+    b.click(r#"input[name="level"][value="1"]"#).await;
+    b.click(r#"input[name="color"][value="white"]"#).await;
+    b.click(r#"#computer-form button[type="submit"]"#).await;
+    b.wait_for(
+        "the live board",
+        "document.querySelector('#board-app.cg-live[data-live=\"started\"] .cg-board .piece')",
+    )
+    .await;
+    let bar = b.js(r#"return document.querySelector('.cg-player[data-color="black"]').textContent;"#).await;
+    assert!(bar.as_str().is_some_and(|t| t.contains("level 1")), "the bot's bar: {bar}");
+    assert_eq!(b.text(".cg-status").await, "Your turn");
+    // The bot may answer before the page has drawn e2e4 alone: wait for both actions.
+    b.click_square("e2").await;
+    b.click_square("e4").await;
+    b.wait_ply("White", 2).await;
+    assert!(
+        b.js("return !document.querySelector('[data-prompt=\"claim\"]');").await == json!(true),
+        "the bot never counts as gone"
+    );
+    let moves = b.move_list().await;
+    assert_eq!(moves.len(), 2, "{moves:?}");
+    assert_eq!(moves[0], "e2e4");
+    let reply = &moves[1];
+    let to = &reply[2..4];
+    assert_eq!(b.piece_on(to).await.map(|p| p.starts_with("black")), Some(true), "the bot's {reply} is drawn");
+    assert_eq!(b.text(".cg-status").await, "Your turn");
+}

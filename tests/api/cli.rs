@@ -130,3 +130,46 @@ async fn token_create_prints_a_working_token_once() {
     let out = chessgold(&app.db_url, &["token", "create", "nobody", "x"], "");
     assert_eq!(out.status.code(), Some(1));
 }
+
+fn chessgold_plain(args: &[&str]) -> std::process::Output {
+    Command::new(binary()).args(args).current_dir(root()).stdin(Stdio::null()).output().expect("chessgold runs")
+}
+
+#[test]
+fn bot_match_plays_a_tiny_match_and_prints_the_elo_estimate() {
+    let out = chessgold_plain(&["bot-match", "--variant", "standard", "--white", "2", "--black", "1", "--games", "2"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("standard: level 2 vs level 1, 2 games"), "{stdout}");
+    assert!(stdout.contains("(wins, draws, losses)") && stdout.contains("95% interval"), "{stdout}");
+    assert!(stderr.contains("] 2/2"), "a progress bar on stderr: {stderr}");
+    let wdl = stdout.lines().find(|l| l.starts_with("level 2: +")).expect("the result line");
+    let counts: Vec<u32> = wdl
+        .split_whitespace()
+        .skip(2)
+        .take(3)
+        .map(|t| t.trim_start_matches(['+', '=', '-']).parse().expect("a count"))
+        .collect();
+    assert_eq!(counts.iter().sum::<u32>(), 2, "{wdl}");
+}
+
+#[test]
+fn bot_match_refuses_bad_arguments_with_exit_code_2() {
+    for (args, message) in [
+        (vec!["--variant", "nope", "--white", "1", "--black", "2", "--games", "2"], "unknown variant"),
+        (vec!["--variant", "standard", "--white", "9", "--black", "2", "--games", "2"], "--white"),
+        (vec!["--variant", "standard", "--white", "1", "--black", "x", "--games", "2"], "--black"),
+        (vec!["--variant", "standard", "--white", "1", "--black", "2", "--games", "0"], "--games"),
+        (vec!["--variant", "standard", "--white", "1", "--black", "2"], "--games"),
+        (vec!["--variant", "standard", "--white", "1", "--black", "2", "--games", "2", "--movetime", "x"], "movetime"),
+        (vec!["--variant", "gold", "--white", "1", "--black", "stockfish", "--games", "2"], "UCI engines play only"),
+    ] {
+        let mut all = vec!["bot-match"];
+        all.extend_from_slice(&args);
+        let out = chessgold_plain(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}

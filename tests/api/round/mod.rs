@@ -5,6 +5,7 @@
     reason = "test support code: a failed setup step should fail the test loudly"
 )]
 
+mod bots;
 mod chat;
 mod clocks;
 pub mod instances;

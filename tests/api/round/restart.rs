@@ -119,3 +119,41 @@ async fn sigkill_loses_no_acknowledged_action_and_downtime_is_free() {
     assert_eq!(played, ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
     drop(server);
 }
+
+/// A bot game survives a SIGKILL: the player's acknowledged move is kept, and after the restart
+/// the bot (level 8, searching for about 200 ms, so usually killed mid-search) answers it by
+/// itself, with nobody connected (the server resumes the rounds of live bot games).
+#[tokio::test]
+async fn a_bot_game_goes_on_after_a_sigkill() {
+    let db = create_database().await;
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut server = start(&db, port).await;
+    let guest = Browser::new(&base);
+    let r = guest
+        .post_form(
+            "/game/computer",
+            "/game/computer",
+            &[("variant", "standard"), ("level", "8"), ("time", "unlimited"), ("color", "white")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 303);
+    let id = r.headers().get("location").unwrap().to_str().unwrap().trim_start_matches('/').to_string();
+    let mut sock = guest.socket(&id, None).await;
+    sock.until("full").await;
+    assert_eq!(sock.act("e2e4", 0).await["t"], "ack");
+    server.sigkill();
+    drop(sock);
+    let server = start(&db, port).await;
+    let pool = sqlx::PgPool::connect(&db).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while chessgold::db::games::actions(&pool, &id).await.unwrap().len() < 2 {
+        assert!(Instant::now() < deadline, "the bot answers after the restart without anyone connected");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut sock = guest.socket(&id, None).await;
+    let full = sock.until("full").await;
+    assert_eq!(full["d"]["state"]["actions"][0], "e2e4");
+    assert_eq!(full["d"]["state"]["actions"].as_array().unwrap().len(), 2, "{full}");
+    drop(server);
+}

@@ -1,0 +1,184 @@
+//! "Play with the computer": the form (variant, level, time control, colour) that starts a
+//! casual game against a bot at once.
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use chessgold_bot::{LEVELS, Level};
+use chessgold_engine::Color;
+use chessgold_engine::registry::{variant, variants};
+use serde::Deserialize;
+
+use crate::auth::csrf;
+use crate::error::PageError;
+use crate::game::identity::Identity;
+use crate::game::store::{self, CreateError};
+use crate::game::{CreateGame, PlayerRef, TIME_CONTROLS, TimeControl};
+use crate::pages::{PageCtx, render, render_status};
+use crate::startup::AppState;
+
+/// Registers the form's routes.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/game/computer", web::get().to(form)).route("/game/computer", web::post().to(create));
+}
+
+/// A variant in the form's list.
+#[derive(Debug, Clone)]
+pub struct VariantChoice {
+    /// Id.
+    pub id: &'static str,
+    /// Name.
+    pub name: &'static str,
+    /// Whether the bot plays it (the others are listed as unavailable).
+    pub available: bool,
+}
+
+/// A level in the form's list.
+#[derive(Debug, Clone)]
+pub struct LevelChoice {
+    /// 1 to 8.
+    pub number: u8,
+    /// `Casual`, ...
+    pub name: &'static str,
+    /// Estimated rating.
+    pub rating: u32,
+}
+
+/// The "play with the computer" page.
+#[derive(Debug, Template)]
+#[template(path = "game/computer.html")]
+pub struct ComputerPage {
+    /// Layout.
+    pub ctx: PageCtx,
+    /// Every variant, with whether the bot plays it.
+    pub variants: Vec<VariantChoice>,
+    /// The eight levels.
+    pub levels: Vec<LevelChoice>,
+    /// `3+2`, ...
+    pub times: Vec<String>,
+    /// The form as sent, after an error.
+    pub form: ComputerForm,
+    /// What is wrong.
+    pub error: Option<String>,
+}
+
+/// The form's fields.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ComputerForm {
+    #[serde(default)]
+    csrf_token: String,
+    /// Variant id.
+    #[serde(default)]
+    pub variant: String,
+    /// `1` to `8`.
+    #[serde(default)]
+    pub level: String,
+    /// `3+2` or `unlimited`.
+    #[serde(default)]
+    pub time: String,
+    /// `white`, `black` or `random`.
+    #[serde(default)]
+    pub color: String,
+}
+
+impl Default for ComputerForm {
+    fn default() -> ComputerForm {
+        ComputerForm {
+            csrf_token: String::new(),
+            variant: "gold".into(),
+            level: "3".into(),
+            time: "10+5".into(),
+            color: "random".into(),
+        }
+    }
+}
+
+fn page(ctx: PageCtx, form: ComputerForm, error: Option<String>) -> ComputerPage {
+    ComputerPage {
+        ctx,
+        variants: variants()
+            .iter()
+            .map(|v| VariantChoice { id: v.id, name: v.name, available: super::plays(v.id) })
+            .collect(),
+        levels: LEVELS.iter().map(|l| LevelChoice { number: l.level, name: l.name, rating: l.rating }).collect(),
+        times: TIME_CONTROLS.iter().map(|(m, s)| format!("{m}+{s}")).collect(),
+        form,
+        error,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct FormQuery {
+    variant: Option<String>,
+}
+
+#[tracing::instrument(skip_all)]
+async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResponse, PageError> {
+    let mut form = ComputerForm::default();
+    if let Some(v) = query.variant.as_deref().and_then(variant).filter(|v| super::plays(v.id)) {
+        form.variant = v.id.to_string();
+    }
+    render(&page(PageCtx::new(&session)?, form, None))
+}
+
+#[tracing::instrument(skip_all)]
+async fn create(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+    form: web::Form<ComputerForm>,
+) -> Result<HttpResponse, PageError> {
+    csrf::verify(&session, &form.csrf_token)?;
+    let form = form.into_inner();
+    let invalid = |msg: String| -> Result<HttpResponse, PageError> {
+        render_status(&page(PageCtx::new(&session)?, form.clone(), Some(msg)), StatusCode::UNPROCESSABLE_ENTITY)
+    };
+    let Some(info) = variant(&form.variant) else {
+        return invalid("Choose one of the listed variants.".into());
+    };
+    if !super::plays(info.id) {
+        return invalid(format!("The computer does not play {} yet: choose another variant.", info.name));
+    }
+    let Ok(level) = form.level.parse::<Level>() else {
+        return invalid("Choose a level from 1 to 8.".into());
+    };
+    let clock = match TimeControl::parse_offer(&form.time) {
+        Ok(c) => c,
+        Err(e) => return invalid(format!("The time control is not offered: {e}.")),
+    };
+    let color = match form.color.as_str() {
+        "white" => Color::White,
+        "black" => Color::Black,
+        "random" => crate::lobby::random_color()?,
+        _ => return invalid("Choose white, black or random.".into()),
+    };
+    let identity = Identity::of(&req, &session, &state.guest_key);
+    let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
+    let request = CreateGame {
+        variant: info.id.to_string(),
+        clock,
+        // Bot games are always casual.
+        rated: false,
+        creator: player.clone(),
+        creator_color: color,
+        opponent: Some(PlayerRef::Bot(level)),
+    };
+    let id = match store::create_game(&state.pool, request, &state.game).await {
+        Ok(id) => id,
+        Err(CreateError::Invalid(msg)) => return invalid(msg),
+        Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
+    };
+    tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");
+    let lobby =
+        crate::lobby::LobbyCtx { pool: state.pool.clone(), lobby: state.lobby.clone(), cfg: state.game.clone() };
+    if let Err(e) = crate::lobby::players_started(&lobby, &[player]).await {
+        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
+    }
+    let mut resp = HttpResponse::SeeOther().insert_header((header::LOCATION, format!("/{id}"))).finish();
+    if let Some(c) = cookie {
+        resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;
+    }
+    Ok(resp)
+}

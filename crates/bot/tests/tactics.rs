@@ -102,6 +102,19 @@ fn electrum_mates_with_fairy_pieces() {
     let mut after = g.boxed_clone();
     after.play("g4h6").expect("legal");
     assert_eq!(after.snapshot().status, "checkmate");
+    // Two Goldrooks climb the ladder on the 9x9 board: mate in two.
+    assert_forced_win(game("electrum", "8k/9/9/9/9/9/9/R8/1R3K3 w - - 0 1").as_ref(), 2, "ladder");
+}
+
+#[test]
+fn loot_box_mate_in_one_and_two() {
+    // No box nearby: the back rank (Black has no gold for a blocker), then a queen bought and
+    // placed with check, as in Chess Gold (Black's one gold of income buys no defence).
+    let lb = |board: &str, gold: &str| {
+        format!("{board} w - - 0 1 gold={gold} boxes=- inventory=-/- items=- countdown=3 words=1")
+    };
+    assert_forced_win(game("lootbox", &lb("6k1/5ppp/8/8/8/8/8/R5K1", "0/0")).as_ref(), 1, "back rank");
+    assert_forced_win(game("lootbox", &lb("k7/8/1K6/8/8/8/8/8", "8/0")).as_ref(), 2, "queen drop");
 }
 
 #[test]
@@ -116,6 +129,8 @@ fn grunt_mates_by_promotion_in_place() {
     let poor = game("grunt", "k3B3/pp6/8/8/8/8/8/4K3 w - - 0 1 xp=5/0");
     let a = analyse(poor.as_ref(), Level::MAX, Limits::nodes(50_000), 1).expect("a move");
     assert_eq!(a.mate, None, "{a:?}");
+    // Without XP to muster a blocker, the rooks' ladder mates in two.
+    assert_forced_win(game("grunt", "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1 xp=0/0").as_ref(), 2, "ladder");
 }
 
 #[test]

@@ -138,6 +138,33 @@ impl ApiRefusal {
     }
 }
 
+/// A player's game command on the game. `away` is how long the opponent has been away
+/// (centiseconds) for claims; `None` where claims are not offered (the board API).
+fn run_command(
+    live: &mut Live,
+    command: Command,
+    seat: Color,
+    away: Option<i64>,
+    now: OffsetDateTime,
+    cfg: &GameSettings,
+) -> Result<Step, Refusal> {
+    match (command, away) {
+        (Command::Abort, _) => live.abort(now, cfg),
+        (Command::Resign, _) => live.resign(seat, now, cfg),
+        (Command::DrawYes, _) => live.draw_yes(seat, now, cfg),
+        (Command::DrawNo, _) => live.draw_no(),
+        (Command::TakebackYes, _) => live.takeback_yes(seat, now, cfg),
+        (Command::TakebackNo, _) => live.takeback_no(),
+        (Command::RematchYes, _) => live.rematch_yes(seat),
+        (Command::RematchNo, _) => live.rematch_no(),
+        (Command::ClaimVictory, Some(away)) => live.claim(seat, true, away, now, cfg),
+        (Command::ClaimDraw, Some(away)) => live.claim(seat, false, away, now, cfg),
+        (Command::ClaimVictory | Command::ClaimDraw, None) => {
+            Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
+        }
+    }
+}
+
 /// The outcome of running an operation on the game.
 #[derive(Debug)]
 enum Applied {
@@ -593,20 +620,7 @@ impl Round {
                 }
                 ApiOp::Command(command) => {
                     let command = *command;
-                    self.commit_op(None, |live| match command {
-                        Command::Abort => live.abort(now, &cfg),
-                        Command::Resign => live.resign(seat, now, &cfg),
-                        Command::DrawYes => live.draw_yes(seat, now, &cfg),
-                        Command::DrawNo => live.draw_no(),
-                        Command::TakebackYes => live.takeback_yes(seat, now, &cfg),
-                        Command::TakebackNo => live.takeback_no(),
-                        Command::RematchYes => live.rematch_yes(seat),
-                        Command::RematchNo => live.rematch_no(),
-                        Command::ClaimVictory | Command::ClaimDraw => {
-                            Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
-                        }
-                    })
-                    .await
+                    self.commit_op(None, |live| run_command(live, command, seat, None, now, &cfg)).await
                 }
                 ApiOp::Chat(..) => Applied::Done,
             };
@@ -695,19 +709,7 @@ impl Round {
                 } else {
                     0
                 };
-                self.apply(conn, ack, |live| match command {
-                    Command::Abort => live.abort(now, &cfg),
-                    Command::Resign => live.resign(seat, now, &cfg),
-                    Command::DrawYes => live.draw_yes(seat, now, &cfg),
-                    Command::DrawNo => live.draw_no(),
-                    Command::TakebackYes => live.takeback_yes(seat, now, &cfg),
-                    Command::TakebackNo => live.takeback_no(),
-                    Command::RematchYes => live.rematch_yes(seat),
-                    Command::RematchNo => live.rematch_no(),
-                    Command::ClaimVictory => live.claim(seat, true, away, now, &cfg),
-                    Command::ClaimDraw => live.claim(seat, false, away, now, &cfg),
-                })
-                .await;
+                self.apply(conn, ack, |live| run_command(live, command, seat, Some(away), now, &cfg)).await;
             }
         }
     }

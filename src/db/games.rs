@@ -455,6 +455,42 @@ pub async fn recent_chat(
     Ok(rows)
 }
 
+/// Locks a player (by key) until the transaction ends.
+///
+/// # Errors
+/// Database failures.
+pub async fn lock_player(db: &mut PgConnection, key: &str) -> anyhow::Result<()> {
+    sqlx::query!("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", key)
+        .execute(db)
+        .await
+        .context("locking a player")?;
+    Ok(())
+}
+
+/// The name shown of the first of these players found in a started game with a clock.
+///
+/// # Errors
+/// Database failures.
+pub async fn playing_clocked(
+    db: impl PgExecutor<'_>,
+    user_ids: &[Uuid],
+    guest_ids: &[String],
+) -> anyhow::Result<Option<String>> {
+    let row = sqlx::query_scalar!(
+        r#"SELECT COALESCE(u.username, 'Anonymous') AS "name!" FROM game_players p
+           JOIN games g ON g.id = p.game_id LEFT JOIN users u ON u.id = p.user_id
+           WHERE g.status = 20 AND g.clock_limit IS NOT NULL
+             AND (p.user_id = ANY($1) OR p.guest_id = ANY($2))
+           LIMIT 1"#,
+        user_ids,
+        guest_ids
+    )
+    .fetch_optional(db)
+    .await
+    .context("looking for a game in play")?;
+    Ok(row)
+}
+
 /// Records that an instance is alive.
 ///
 /// # Errors

@@ -201,10 +201,40 @@ pub async fn create_game_with_id(
 ) -> Result<GameId, CreateError> {
     let (game, players) = prepare(pool, id.clone(), &req, OffsetDateTime::now_utc(), cfg).await?;
     let mut tx = pool.begin().await.context("starting a transaction")?;
+    if req.clock.is_some()
+        && let Some(opponent) = &req.opponent
+    {
+        // A game that starts at once with a clock (a pairing, an accepted seek or challenge):
+        // nobody plays two such games at a time. The players are locked in a fixed order, so
+        // racing pairings of one player wait for each other and the second one sees the first.
+        let people: Vec<&PlayerRef> =
+            [&req.creator, opponent].into_iter().filter(|p| !matches!(p, PlayerRef::Bot(_))).collect();
+        let mut keys: Vec<String> = people.iter().map(|p| player_lock_key(p)).collect();
+        keys.sort();
+        for key in &keys {
+            db::games::lock_player(&mut tx, key).await?;
+        }
+        let users: Vec<uuid::Uuid> =
+            people.iter().filter_map(|p| if let PlayerRef::User(u) = p { Some(*u) } else { None }).collect();
+        let guests: Vec<String> =
+            people.iter().filter_map(|p| if let PlayerRef::Guest(g) = p { Some(g.clone()) } else { None }).collect();
+        if let Some(name) = db::games::playing_clocked(&mut *tx, &users, &guests).await? {
+            return Err(CreateError::Invalid(format!("{name} is already playing a game")));
+        }
+    }
     insert(&mut tx, &game, &players).await?;
     tx.commit().await.context("committing a new game")?;
     tracing::info!(game.id = %id, game.variant = %game.variant, rated = game.rated, "game created");
     Ok(id)
+}
+
+/// The advisory-lock key of a player.
+fn player_lock_key(p: &PlayerRef) -> String {
+    match p {
+        PlayerRef::User(u) => format!("player:u:{u}"),
+        PlayerRef::Guest(g) => format!("player:g:{g}"),
+        PlayerRef::Bot(l) => format!("player:bot:{}", l.number()),
+    }
 }
 
 /// Loads a game and replays its actions through the engine.

@@ -101,6 +101,23 @@ async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<
     }
 }
 
+/// Refuses a player who is in a started game with a clock: that game comes first.
+async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
+    let (users, guests) = match who {
+        PlayerRef::User(u) => (vec![*u], Vec::new()),
+        PlayerRef::Guest(g) => (Vec::new(), vec![g.clone()]),
+        PlayerRef::Bot(_) => return Ok(()),
+    };
+    match db::games::playing_clocked(&state.pool, &users, &guests).await.map_err(|e| internal(&e))? {
+        Some(_) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "already_playing",
+            "you are playing a game with a clock: finish it first",
+        )),
+        None => Ok(()),
+    }
+}
+
 #[tracing::instrument(skip_all)]
 async fn create_seek(
     req: HttpRequest,
@@ -140,6 +157,7 @@ async fn create_seek(
         return Err(bad("rated games need a time control; unlimited games are casual".into()));
     }
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
+    not_playing(&state, &player).await?;
     let (user_id, guest_id) = match &player {
         PlayerRef::User(u) => (Some(*u), None),
         PlayerRef::Guest(g) => (None, Some(g.clone())),
@@ -300,6 +318,7 @@ async fn join_pool(
     // Registered players wait in rated pools, guests in casual ones.
     let key = pool_key(&body, identity.user.is_some())?;
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
+    not_playing(&state, &player).await?;
     let perf = perf_of(&state, &player, &key.variant).await?;
     let now = super::now_ms();
     let entry = PoolEntry {

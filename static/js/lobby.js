@@ -39,7 +39,7 @@ class Lobby {
     this.root = root;
     this.sri = newSri();
     this.seeks = new Map();
-    this.pools = new Set();
+    this.pools = new Map();
     this.tbody = root.querySelector("[data-seeks]");
     this.empty = root.querySelector("[data-seeks-empty]");
     this.count = root.querySelector("[data-seek-count]");
@@ -79,24 +79,40 @@ class Lobby {
     const key = `${body.variant} ${body.time}`;
     try {
       if (this.pools.has(key)) {
-        await post("/api/lobby/pool/leave", body);
-        this.pools.delete(key);
-        button.setAttribute("aria-pressed", "false");
+        await this.leavePool(key);
       } else {
         await post("/api/lobby/pool/join", body);
-        this.pools.add(key);
+        this.pools.set(key, { variant: body.variant, time: body.time });
         button.setAttribute("aria-pressed", "true");
       }
-      this.say(this.pools.size ? `Looking for an opponent in ${[...this.pools].join(", ")}…` : "");
+      this.sayPools();
     } catch (e) {
       this.say(e.message, true);
     }
   }
 
+  /** Leaves one pool the page waits in (by the variant and time it was joined with). */
+  async leavePool(key) {
+    const pool = this.pools.get(key);
+    await post("/api/lobby/pool/leave", { sri: this.sri, ...pool });
+    this.pools.delete(key);
+    const button = this.root.querySelector(`[data-pool="${pool.time}"]`);
+    if (button && pool.variant === this.variantSelect.value) button.setAttribute("aria-pressed", "false");
+  }
+
+  /** Another variant chosen: the page leaves every pool it waits in, then shows the new grid. */
   async leaveAllPools() {
-    for (const button of this.root.querySelectorAll('[data-pool][aria-pressed="true"]')) {
-      await this.togglePool(button);
+    for (const b of this.root.querySelectorAll("[data-pool]")) b.setAttribute("aria-pressed", "false");
+    try {
+      for (const key of [...this.pools.keys()]) await this.leavePool(key);
+      this.sayPools();
+    } catch (e) {
+      this.say(e.message, true);
     }
+  }
+
+  sayPools() {
+    this.say(this.pools.size ? `Looking for an opponent in ${[...this.pools.keys()].join(", ")}…` : "");
   }
 
   bindForm() {

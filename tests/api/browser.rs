@@ -1258,6 +1258,18 @@ async fn a_finished_game_replays_with_buttons_keys_and_the_move_list() {
     assert_eq!(viewer.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
 }
 
+/// Polls `check` until it holds, for up to the browser tests' patience.
+async fn wait_until<F: std::future::Future<Output = bool>>(check: impl Fn() -> F) -> bool {
+    let deadline = Instant::now() + PATIENCE;
+    while Instant::now() < deadline {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
 /// The lobby on the home page: one browser creates a seek with the form, the other sees it
 /// appear without reloading, clicks it, and both land on the same live game; quick pairing of
 /// two guests in one pool does the same.
@@ -1293,6 +1305,29 @@ async fn lobby_a_seek_clicked_and_a_pool_pairing_send_both_browsers_to_one_game(
     assert_eq!(url_one, two.js("return location.pathname;").await, "both on one game");
     assert_eq!(one.js("return document.querySelector('.cg-board').dataset.orientation;").await, json!("white"));
     assert_eq!(two.js("return document.querySelector('.cg-board').dataset.orientation;").await, json!("black"));
+    // A player in a game with a clock is not paired again: White cancels this one first.
+    one.click(r#"[data-live="abort"]"#).await;
+    for b in [&one, &two] {
+        b.wait_for("the game cancelled", "document.querySelector('#board-app').dataset.live === 'aborted'").await;
+    }
+
+    // A pool joined, then another variant chosen: the page leaves that pool on the server.
+    one.goto("/").await;
+    one.wait_for("the lobby socket", "document.querySelector('[data-lobby]').dataset.connected === 'true'").await;
+    one.js("const s = document.querySelector('[data-pool-variant]'); s.value = 'gold'; s.dispatchEvent(new Event('change')); return null;").await;
+    one.click(r#"[data-pool="5+3"]"#).await;
+    one.wait_for(
+        "the pool pressed",
+        r#"document.querySelector('[data-pool="5+3"]').getAttribute('aria-pressed') === 'true'"#,
+    )
+    .await;
+    assert!(wait_until(|| async { !app.state_pools_empty().await }).await, "the server has the player in the pool");
+    one.js("const s = document.querySelector('[data-pool-variant]'); s.value = 'grunt'; s.dispatchEvent(new Event('change')); return null;").await;
+    assert!(wait_until(|| async { app.state_pools_empty().await }).await, "changing the variant left the pool");
+    assert_eq!(
+        one.js(r#"return document.querySelector('[data-pool="5+3"]').getAttribute('aria-pressed');"#).await,
+        json!("false")
+    );
 
     // Quick pairing: both guests click the same pool.
     for b in [&one, &two] {

@@ -323,3 +323,37 @@ async fn two_instances_share_the_pools_and_the_seeks_through_redis() {
     assert!(g.rated && g.variant == "electrum");
     assert!(one.state_pools_empty().await && two.state_pools_empty().await);
 }
+
+#[tokio::test]
+async fn racing_accepts_never_give_one_player_two_clocked_games() {
+    let app = spawn_app().await;
+    let alice = Browser::new(&app.address);
+    let (_la, _) = lobby(&alice, "alicesri01").await;
+    let first = seek(&alice, json!({"sri": "alicesri01", "variant": "standard", "time": "3+0"})).await;
+    let second = seek(&alice, json!({"sri": "alicesri01", "variant": "gold", "time": "5+3"})).await;
+    let bob = Browser::new(&app.address);
+    let carol = Browser::new(&app.address);
+    let accept = |b: &Browser, id: &Value, sri: &str| {
+        let path = format!("/api/lobby/seek/{}/accept", id.as_str().unwrap());
+        let body = json!({"sri": sri});
+        let b = b.clone();
+        async move { b.post_json(&path, &body).await.status().as_u16() }
+    };
+    let (one, two) =
+        tokio::join!(accept(&bob, &first["id"], "bobsri0001"), accept(&carol, &second["id"], "carolsri01"));
+    let mut codes = [one, two];
+    codes.sort_unstable();
+    assert_eq!(codes[0], 200, "one accept wins: {codes:?}");
+    assert!(codes[1] == 404 || codes[1] == 422, "the other is refused: {codes:?}");
+    let games: (i64,) = sqlx::query_as("SELECT count(*) FROM games").fetch_one(&app.db_pool).await.unwrap();
+    assert_eq!(games.0, 1);
+    let left: (i64,) = sqlx::query_as("SELECT count(*) FROM seeks").fetch_one(&app.db_pool).await.unwrap();
+    assert_eq!(left.0, 0, "a player who started a game keeps no seek");
+    // Until that game ends, the lobby sends the player back to it.
+    let r =
+        alice.post_json("/api/lobby/pool/join", &json!({"sri": "alicesri01", "variant": "gold", "time": "3+2"})).await;
+    assert_eq!(r.status().as_u16(), 409);
+    let r = alice.post_json("/api/lobby/seek", &json!({"sri": "alicesri01", "variant": "gold", "time": "3+2"})).await;
+    assert_eq!(r.status().as_u16(), 409);
+    assert!(app.state_pools_empty().await);
+}

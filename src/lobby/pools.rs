@@ -229,6 +229,11 @@ impl std::fmt::Debug for RedisPools {
     }
 }
 
+/// Removes two members of a pool (sorted set `KEYS[1]`, hash `KEYS[2]`) when both are there.
+const TAKE_PAIR: &str = "if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then \
+     redis.call('ZREM', KEYS[1], ARGV[1], ARGV[2]); redis.call('HDEL', KEYS[2], ARGV[1], ARGV[2]); return 1 \
+     else return 0 end";
+
 /// How long the matcher lock lives without renewal.
 const LOCK_MS: u64 = 5000;
 
@@ -374,7 +379,23 @@ impl Pools for RedisPools {
             }
             let result = async {
                 let entries = self.all().await?;
-                let pairs = pair(&entries, now_ms, &w);
+                // Each pair is taken out in one script, and kept only when both entries were
+                // still there: should this pass outlive its lock and another matcher run, an
+                // entry still goes to one pairing only.
+                let mut pairs = Vec::new();
+                for (a, b) in pair(&entries, now_ms, &w) {
+                    let name = a.pool.name();
+                    let took: i64 = redis::Script::new(TAKE_PAIR)
+                        .key(self.key(&format!("z:{name}")))
+                        .key(self.key(&format!("h:{name}")))
+                        .arg(a.member())
+                        .arg(b.member())
+                        .invoke_async(&mut c)
+                        .await?;
+                    if took == 1 {
+                        pairs.push((a, b));
+                    }
+                }
                 for e in leftovers(&entries, &pairs, now_ms, &w) {
                     self.remove(&e.pool, &e.member()).await?;
                     let _: () = c.srem(self.key(&format!("c:{}", e.conn)), serde_json::to_string(&e.pool)?).await?;

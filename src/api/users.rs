@@ -30,21 +30,33 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) -> Result<Value, ApiError> {
     let perfs = db::profiles::perfs(&state.pool, id).await.map_err(|e| internal(&e))?;
     let record = db::profiles::record(&state.pool, id).await.map_err(|e| internal(&e))?;
-    let created = db::users::created_at(&state.pool, id).await.map_err(|e| internal(&e))?;
+    let created = db::users::created_at(&state.pool, id)
+        .await
+        .map_err(|e| internal(&e))?
+        .ok_or_else(|| not_found("No such user"))?;
     let mut perf_map = Map::new();
     for p in perfs {
         perf_map.insert(
             p.variant.clone(),
-            json!({"games": p.games, "rating": p.rating, "rd": null, "prog": 0, "prov": p.games < PROVISIONAL_UNDER}),
+            // Elo has no deviation; lichess clients read `rd` as a number and treat a large one
+            // as provisional, so a provisional rating shows 150 and a settled one 60.
+            json!({"games": p.games, "rating": p.rating, "rd": if p.games < PROVISIONAL_UNDER { 150 } else { 60 },
+                   "prog": 0, "prov": p.games < PROVISIONAL_UNDER}),
         );
     }
     Ok(json!({
         "id": name.to_lowercase(),
         "username": name,
         "perfs": perf_map,
-        "createdAt": created.map(lichess::ms),
+        "createdAt": lichess::ms(created),
+        "seenAt": lichess::ms(created),
         "url": format!("{}/@/{name}", lichess::base_url(req)),
-        "count": {"all": record.total, "rated": record.rated, "win": record.wins, "draw": record.draws, "loss": record.losses},
+        "count": {
+            "all": record.total, "rated": record.rated, "ai": record.ai,
+            "draw": record.draws, "drawH": record.draws_h, "loss": record.losses, "lossH": record.losses_h,
+            "win": record.wins, "winH": record.wins_h,
+            "bookmark": 0, "playing": record.playing, "import": 0, "me": 0,
+        },
     }))
 }
 

@@ -30,6 +30,16 @@ pub struct RecordRow {
     pub draws: i64,
     /// Lost.
     pub losses: i64,
+    /// Started against a bot.
+    pub ai: i64,
+    /// Won against people.
+    pub wins_h: i64,
+    /// Drawn against people.
+    pub draws_h: i64,
+    /// Lost against people.
+    pub losses_h: i64,
+    /// Being played now.
+    pub playing: i64,
 }
 
 /// One game of an account's list, seen from the account's seat.
@@ -118,8 +128,14 @@ pub async fn record(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Result<Re
             count(*) FILTER (WHERE g.rated AND g.status NOT IN (10, 20, 25, 37)) AS "rated!",
             count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner = p.color) AS "wins!",
             count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner IS NULL) AS "draws!",
-            count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner <> p.color) AS "losses!"
+            count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner <> p.color) AS "losses!",
+            count(*) FILTER (WHERE g.started_at IS NOT NULL AND o.bot_level IS NOT NULL) AS "ai!",
+            count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner = p.color AND o.bot_level IS NULL) AS "wins_h!",
+            count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner IS NULL AND o.bot_level IS NULL) AS "draws_h!",
+            count(*) FILTER (WHERE g.status NOT IN (10, 20, 25, 37) AND g.winner <> p.color AND o.bot_level IS NULL) AS "losses_h!",
+            count(*) FILTER (WHERE g.status = 20) AS "playing!"
          FROM game_players p JOIN games g ON g.id = p.game_id
+         LEFT JOIN game_players o ON o.game_id = p.game_id AND o.color <> p.color
          WHERE p.user_id = $1"#,
         user_id
     )

@@ -191,6 +191,16 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     assert_eq!(u["perfs"]["standard"]["games"], 1);
     assert!(u["perfs"]["standard"]["rating"].as_i64().unwrap() > 1500);
     assert_eq!(u["perfs"]["standard"]["prov"], true);
+    assert_eq!(u["perfs"]["standard"]["rd"], 150, "a number, large while provisional, as lichess clients expect");
+    assert!(u["createdAt"].is_i64() && u["seenAt"].is_i64());
+    let count = &u["count"];
+    assert_eq!(
+        (count["all"].as_i64(), count["rated"].as_i64(), count["win"].as_i64(), count["winH"].as_i64()),
+        (Some(1), Some(1), Some(1), Some(1))
+    );
+    for field in ["ai", "draw", "drawH", "loss", "lossH", "bookmark", "playing", "import", "me"] {
+        assert_eq!(count[field], 0, "count.{field}");
+    }
     // And the game in the account's list.
     let r = get(&app, None, "/api/games/user/alice").await;
     assert_eq!(r.headers().get("content-type").unwrap(), "application/x-ndjson");

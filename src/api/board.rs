@@ -91,7 +91,11 @@ async fn play(
         .is_some_and(|v| v == "true");
     let answer = run(&state, &user, &id, ApiOp::Action(action)).await?;
     if offering_draw {
-        return run(&state, &user, &id, ApiOp::Command(Command::DrawYes)).await;
+        // The move stands whatever becomes of the offer (a move that ends the game leaves
+        // nothing to offer a draw in), so the answer is the move's.
+        if let Err(e) = run(&state, &user, &id, ApiOp::Command(Command::DrawYes)).await {
+            tracing::info!(game.id = %id, error = %e.message, "a draw offer with a move was not made");
+        }
     }
     Ok(answer)
 }

@@ -126,6 +126,7 @@ pub fn seat_json(live: &Live, color: Color) -> Value {
             }
             v
         }
+        Some(s) if s.bot.is_some() => json!({"aiLevel": s.bot.map(chessgold_bot::Level::number)}),
         Some(_) => json!({"id": null, "name": "Anonymous", "title": null}),
         None => Value::Null,
     }
@@ -240,6 +241,8 @@ pub fn event_game(live: &Live, color: Color, now: OffsetDateTime) -> Value {
             }
             o
         }
+        Some(s) if s.bot.is_some() => json!({"id": null, "username": s.name, "rating": s.rating_before,
+                                             "ai": s.bot.map(chessgold_bot::Level::number)}),
         Some(_) => json!({"id": null, "username": "Anonymous", "rating": null}),
         None => Value::Null,
     };
@@ -296,7 +299,8 @@ pub fn game_json(live: &Live) -> Value {
                 }
                 v
             }
-            Some(_) => json!({"aiLevel": null, "name": "Anonymous"}),
+            Some(s) if s.bot.is_some() => json!({"aiLevel": s.bot.map(chessgold_bot::Level::number)}),
+            Some(_) => json!({"name": "Anonymous"}),
             None => json!({}),
         }
     };

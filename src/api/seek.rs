@@ -101,9 +101,11 @@ pub async fn seek(
     }
     let rated = matches!(b.rated.as_deref(), Some("true" | "1"));
     if let Some(c) = b.color.as_deref()
-        && !matches!(c, "white" | "black" | "random" | "")
+        && !matches!(c, "random" | "")
     {
-        return Err(bad("color is white, black or random"));
+        // A pool pairs two players and draws the colours; a chosen colour would silently
+        // not hold, so it is refused.
+        return Err(bad("the pools draw colours at random: send color=random or no color"));
     }
     let clock = TimeControl::new(minutes * 6000, seconds * 100).ok_or_else(|| bad("bad time control"))?;
     let key = PoolKey { variant: info.id.to_string(), time: clock.show(), rated };

@@ -375,6 +375,17 @@ async fn board_seeks_pair_two_token_users() {
     // A time control the pools do not offer is refused.
     let r = post_form(&app, Some(&alice.token), "/api/board/seek", &[("time", "7"), ("increment", "1")]).await;
     assert_eq!(r.status().as_u16(), 400);
+    // So is a colour: the pools draw colours.
+    let r = post_form(
+        &app,
+        Some(&alice.token),
+        "/api/board/seek",
+        &[("time", "3"), ("increment", "2"), ("color", "white")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert!(r.text().await.unwrap().contains("color=random"));
+    assert!(app.state_pools_empty().await);
 }
 
 #[tokio::test]

@@ -234,4 +234,10 @@ async fn a_registered_player_leaves_after_a_move_and_finds_the_bots_answer() {
         .await
         .unwrap();
     assert_eq!(rating, None, "bot games are casual");
+    // The lichess-shaped export names the computer as lichess does, by its level.
+    let text =
+        alice.http.get(format!("{}/api/games/user/alice", app.address)).send().await.unwrap().text().await.unwrap();
+    let game: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(game["players"]["black"]["aiLevel"], 1, "{game}");
+    assert_eq!(game["players"]["white"]["user"]["name"], "alice", "{game}");
 }

@@ -108,6 +108,31 @@ fn respects_the_node_budget_and_a_passed_deadline() {
     }
 }
 
+/// The time budget of a move never exceeds what the clock allows: a fixed move time at most in
+/// full, a game clock at most a fifth of what is left (so a bot on its clock never flags from
+/// thinking), and the search stops at that hard limit (the deadline test above).
+#[test]
+fn every_level_plans_within_its_clock() {
+    for level in Level::all() {
+        let spec = level.spec();
+        for ms in [1u64, 50, 200, 1_000, 10_000] {
+            let b = chessgold_bot::levels::plan(Limits::movetime(ms), spec);
+            let hard = b.hard.expect("a move time sets a hard limit");
+            assert!(hard <= Duration::from_millis(ms.max(1)), "level {}: {hard:?} for {ms} ms", level.number());
+            assert!(b.soft.is_some_and(|s| s <= hard));
+        }
+        for (remaining, increment) in [(100u64, 0u64), (3_000, 0), (3_000, 2_000), (60_000, 0), (600_000, 5_000)] {
+            let b = chessgold_bot::levels::plan(Limits::clock(remaining, increment), spec);
+            let hard = b.hard.expect("a clock sets a hard limit");
+            assert!(
+                hard <= Duration::from_millis((remaining.saturating_sub(50) / 5).max(1)),
+                "level {}: {hard:?} with {remaining} ms left (+{increment})",
+                level.number()
+            );
+        }
+    }
+}
+
 #[test]
 fn same_seed_same_move_and_seeds_vary_the_weak_levels() {
     let g = chessgold_engine::registry::variant("standard").expect("registered").new_game();

@@ -1,5 +1,5 @@
-//! Plays a match between two bot levels or a level and a UCI engine, as the future
-//! `chessgold bot-match` command will:
+//! Plays a match between two bot levels or a level and a UCI engine, with the match code of the
+//! `chessgold bot-match` command (plus `--openings` and `--moves`):
 //!
 //! ```text
 //! cargo run --release -p chessgold-bot --example bot_match -- \

@@ -1,4 +1,4 @@
-//! The bot finds forced wins: mate in one and two in every royal variant (a mate by placement
+//! The bot finds forced wins in one and two moves in every variant (a mate by placement
 //! in the gold modes, a conversion win in Conqueror, a promotion in place in Grunt, a king
 //! captured or killed where there is no check), checked by playing out every defence.
 
@@ -155,6 +155,8 @@ fn class_warfare_wins_by_each_of_its_rules() {
     let mut after = g.boxed_clone();
     after.play("b1a2").expect("legal");
     assert_eq!(after.snapshot().reason, Some("no-move"));
+    // In two: the king steps up and the last pawn, which must advance, walks into it.
+    assert_forced_win(game("class-warfare", "7p/8/R7/6K1 w - - 0 20").as_ref(), 2, "the last pawn");
 }
 
 #[test]
@@ -170,4 +172,6 @@ fn chessception_kills_a_wounded_king() {
     // own aura (double damage, halved by the shield: 2).
     let g = game("chessception", "4k3/8/8/8/8/3n4/8/4K3 b - - 0 1 hp=e1:2 shields=-");
     assert_forced_win(g.as_ref(), 1, "d3e1");
+    // In two: the queen closes in on the cornered king, which cannot get out of reach.
+    assert_forced_win(game("chessception", "7k/8/8/8/8/8/8/1Q2K3 w - - 0 1 hp=h8:2 shields=-").as_ref(), 2, "queen");
 }

@@ -138,6 +138,21 @@ pub async fn answer(db: impl PgExecutor<'_>, id: &str, status: &str, reason: Opt
     Ok(done.rows_affected() == 1)
 }
 
+/// Opens an accepted challenge again (its game could not be created).
+///
+/// # Errors
+/// Database failures.
+pub async fn reopen(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<()> {
+    sqlx::query!(
+        "UPDATE challenges SET status = 'created', decline_reason = NULL WHERE id = $1 AND status = 'accepted'",
+        id
+    )
+    .execute(db)
+    .await
+    .context("reopening a challenge")?;
+    Ok(())
+}
+
 /// The pending, unexpired challenges an account sent or received, oldest first.
 ///
 /// # Errors

@@ -193,7 +193,17 @@ pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, 
     };
     let game_id = GameId::parse(&c.id).ok_or_else(|| anyhow::anyhow!("challenge id {} is not a game id", c.id))?;
     let players = vec![PlayerRef::User(c.challenger_id), who];
-    let game = store::create_game_with_id(&ctx.pool, game_id, request, &ctx.cfg).await?;
+    let game = match store::create_game_with_id(&ctx.pool, game_id, request, &ctx.cfg).await {
+        Ok(game) => game,
+        Err(e) => {
+            // No game (a player is busy with another one, or the database failed): the
+            // challenge stays open for a later answer.
+            if let Err(r) = db::challenges::reopen(&ctx.pool, &c.id).await {
+                tracing::warn!(error = format!("{r:#}"), "reopening a challenge failed");
+            }
+            return Err(e.into());
+        }
+    };
     if let Err(e) = players_started(ctx, &players).await {
         tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
     }

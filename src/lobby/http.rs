@@ -256,6 +256,7 @@ async fn accept_seek(
         return Err(ApiError::new(StatusCode::FORBIDDEN, "not_allowed", why));
     }
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
+    not_playing(&state, &player).await?;
     // The one that takes it wins; a second accept finds nothing.
     let row = db::lobby::take(&state.pool, id.as_str()).await.map_err(|e| internal(&e))?.ok_or_else(gone)?;
     state.lobby.removed(vec![row.id.clone()]).await;
@@ -274,14 +275,23 @@ async fn accept_seek(
         variant: row.variant.clone(),
         clock,
         rated: row.rated,
-        creator: owner,
+        creator: owner.clone(),
         creator_color,
         opponent: Some(player),
     };
     let game = match start_game(&ctx(&state), request, vec![row.conn.clone(), body.sri.clone()]).await {
         Ok(g) => g,
-        Err(CreateError::Invalid(m)) => return Err(ApiError::unprocessable("invalid_seek", m)),
-        Err(CreateError::Other(e)) => return Err(internal(&e)),
+        Err(e) => {
+            // No game after all (the accepter started another one meanwhile, or the database
+            // failed): the seek goes back to the lobby unless its owner is the one now playing.
+            if not_playing(&state, &owner).await.is_ok() && db::lobby::insert(&state.pool, &row).await.is_ok() {
+                state.lobby.publish(&HubMsg::SeekAdd(Seek::from_row(&row))).await;
+            }
+            return match e {
+                CreateError::Invalid(m) => Err(ApiError::new(StatusCode::CONFLICT, "not_started", m)),
+                CreateError::Other(e) => Err(internal(&e)),
+            };
+        }
     };
     with_cookie(HttpResponse::Ok().json(json!({"game": game.as_str(), "url": format!("/{game}")})), cookie)
 }

@@ -344,7 +344,7 @@ async fn racing_accepts_never_give_one_player_two_clocked_games() {
     let mut codes = [one, two];
     codes.sort_unstable();
     assert_eq!(codes[0], 200, "one accept wins: {codes:?}");
-    assert!(codes[1] == 404 || codes[1] == 422, "the other is refused: {codes:?}");
+    assert!(codes[1] == 404 || codes[1] == 409, "the other is refused: {codes:?}");
     let games: (i64,) = sqlx::query_as("SELECT count(*) FROM games").fetch_one(&app.db_pool).await.unwrap();
     assert_eq!(games.0, 1);
     let left: (i64,) = sqlx::query_as("SELECT count(*) FROM seeks").fetch_one(&app.db_pool).await.unwrap();

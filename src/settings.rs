@@ -104,6 +104,14 @@ pub struct RateLimitSettings {
     /// API requests per personal token (or per logged-in account) and minute.
     #[serde(default = "default_api_per_minute")]
     pub api_per_minute: u32,
+    /// Requests per client address and minute to the lobby's JSON requests and to the API
+    /// without a token or session.
+    #[serde(default = "default_api_per_ip_per_minute")]
+    pub api_per_ip_per_minute: u32,
+}
+
+fn default_api_per_ip_per_minute() -> u32 {
+    300
 }
 
 fn default_api_per_minute() -> u32 {
@@ -255,8 +263,15 @@ impl Settings {
         }
         let r = &self.rate_limit;
         if r.window_secs == 0
-            || [r.login_per_ip, r.login_per_account, r.signup_per_ip, r.signup_per_account, r.api_per_minute]
-                .contains(&0)
+            || [
+                r.login_per_ip,
+                r.login_per_account,
+                r.signup_per_ip,
+                r.signup_per_account,
+                r.api_per_minute,
+                r.api_per_ip_per_minute,
+            ]
+            .contains(&0)
         {
             anyhow::bail!("rate_limit values must be positive");
         }

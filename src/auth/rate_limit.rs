@@ -22,6 +22,7 @@ pub struct Limiters {
     signup_account: Keyed<String>,
     api: Keyed<uuid::Uuid>,
     api_chat: Keyed<uuid::Uuid>,
+    api_ip: Keyed<IpAddr>,
 }
 
 /// A keyed limiter on the standard monotonic clock (`Instant`): the TSC-based default clock can
@@ -56,6 +57,7 @@ impl Limiters {
             api: keyed(quota(s.api_per_minute, 60)),
             // As a game socket's chat: 5 lines per 10 s.
             api_chat: keyed(quota(5, 10)),
+            api_ip: keyed(quota(s.api_per_ip_per_minute, 60)),
         }
     }
 
@@ -100,6 +102,15 @@ impl Limiters {
             .map_err(|not_until| not_until.wait_time_from(MonotonicClock.now()).as_secs().max(1))
     }
 
+    /// Counts a lobby request or an API request without a token or session from a client
+    /// address; `Err(seconds to wait)` when its quota is used up.
+    ///
+    /// # Errors
+    /// The seconds until the next request is allowed.
+    pub fn api_ip(&self, ip: IpAddr) -> Result<(), u64> {
+        self.api_ip.check_key(&ip).map_err(|not_until| not_until.wait_time_from(MonotonicClock.now()).as_secs().max(1))
+    }
+
     /// Forgets keys whose quota is full again (called periodically to bound memory).
     pub fn prune(&self) {
         self.login_ip.retain_recent();
@@ -108,6 +119,7 @@ impl Limiters {
         self.signup_account.retain_recent();
         self.api.retain_recent();
         self.api_chat.retain_recent();
+        self.api_ip.retain_recent();
     }
 }
 
@@ -125,6 +137,7 @@ mod tests {
             signup_per_ip: 2,
             signup_per_account: 1,
             api_per_minute: 2,
+            api_per_ip_per_minute: 2,
         }
     }
 

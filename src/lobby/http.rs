@@ -125,6 +125,7 @@ async fn create_seek(
     session: Session,
     body: web::Json<SeekBody>,
 ) -> Result<HttpResponse, ApiError> {
+    crate::api::auth::limit_ip(&req, &state)?;
     let b = body.into_inner();
     check_sri(&b.sri)?;
     let bad = |m: String| ApiError::unprocessable("invalid_seek", m);
@@ -206,6 +207,7 @@ async fn cancel_seek(
     session: Session,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
+    crate::api::auth::limit_ip(&req, &state)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let user_id = identity.user.as_ref().map(|u| u.id);
     let gone =
@@ -232,6 +234,7 @@ async fn accept_seek(
     path: web::Path<String>,
     body: web::Json<SriBody>,
 ) -> Result<HttpResponse, ApiError> {
+    crate::api::auth::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let gone = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "this seek is gone (taken, cancelled or expired)");
     let id = GameId::parse(&path).ok_or_else(gone)?;
@@ -323,6 +326,7 @@ async fn join_pool(
     session: Session,
     body: web::Json<PoolBody>,
 ) -> Result<HttpResponse, ApiError> {
+    crate::api::auth::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     // Registered players wait in rated pools, guests in casual ones.
@@ -356,6 +360,7 @@ async fn leave_pool(
     session: Session,
     body: web::Json<PoolBody>,
 ) -> Result<HttpResponse, ApiError> {
+    crate::api::auth::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let key = pool_key(&body, identity.user.is_some())?;

@@ -357,3 +357,21 @@ async fn racing_accepts_never_give_one_player_two_clocked_games() {
     assert_eq!(r.status().as_u16(), 409);
     assert!(app.state_pools_empty().await);
 }
+
+#[tokio::test]
+async fn lobby_requests_and_anonymous_api_reads_are_limited_per_address() {
+    let app = crate::helpers::spawn_app_with(|s| s.rate_limit.api_per_ip_per_minute = 3).await;
+    let guest = Browser::new(&app.address);
+    let body = json!({"sri": "guestsri01", "variant": "gold", "time": "3+2"});
+    for _ in 0..3 {
+        assert_eq!(guest.post_json("/api/lobby/pool/join", &body).await.status().as_u16(), 200);
+    }
+    let r = guest.post_json("/api/lobby/pool/leave", &body).await;
+    assert_eq!(r.status().as_u16(), 429);
+    assert!(r.headers().get("retry-after").is_some());
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["code"], "rate_limited");
+    // The same address reading the API anonymously shares the quota.
+    let r = guest.http.get(format!("{}/api/user/nobody", app.address)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+}

@@ -4,31 +4,13 @@
 //! the position text, the sorted legal actions, check and the game's end; perft from the start
 //! positions and the rule book's worked examples are compared too.
 
+mod common;
 mod reference;
 
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
+use common::Rng;
 use reference::{Action, Kind, RefGame, Var, perft};
-
-/// xorshift64: small, deterministic, reproducible from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn engine_new(var: Var) -> Box<dyn AnyGame> {
     variant(var.id()).unwrap_or_else(|| panic!("variant {} not registered", var.id())).new_game()

@@ -7,31 +7,13 @@
 
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
+mod common;
 mod reference2;
 
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
+use common::Rng;
 use reference2::{Action, Color, Kind, RefGame, Var, perft, status_of};
-
-/// xorshift64: small, deterministic, reproducible from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn engine_from_fen(var: Var, fen: &str) -> Box<dyn AnyGame> {
     variant(var.id())

@@ -12,36 +12,26 @@
 
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
+mod common;
 mod reference3;
 
 use std::collections::BTreeSet;
 
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
+use common::Rng;
 use reference3::chessception::{self as cc, CGame, CMove, CPos};
 use reference3::lootbox::{self as lb, Bolt, LAction, LGame, LPos};
 use reference3::{Color, Kind, Outcome, at, distance, rank_of, square_name};
 use serde_json::Value;
 
-/// xorshift64: small, deterministic, reproducible from the seed.
-struct Rng(u64);
+/// Weighted coin flips for the biased playouts.
+trait Chance {
+    /// One chance in `one_in`.
+    fn chance(&mut self, one_in: u64) -> bool;
+}
 
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
+impl Chance for Rng {
     fn chance(&mut self, one_in: u64) -> bool {
         self.below(one_in) == 0
     }

@@ -4,39 +4,23 @@
 
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
+#[path = "common/play.rs"]
+mod play;
+
+use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
-use chessgold_engine::{AnyGame, Snapshot};
+use play::{game, has, snap};
 
 const GOLD_START: &str = "4k3/8/8/8/8/8/8/4K3 w - - 0 1 gold=4/3";
 /// Black's king on a1 is boxed in by White's king and bishop; N@b3 mates (a knight's check
 /// cannot be blocked by a placement).
 const KNIGHT_MATE: &str = "8/8/8/8/8/8/2K5/kB6 w - - 0 1 gold=3/3";
 
-fn game(id: &str, fen: Option<&str>, moves: &str) -> Box<dyn AnyGame> {
-    let info = variant(id).expect("registered");
-    let mut g = match fen {
-        Some(f) => info.game_from_fen(f).unwrap_or_else(|e| panic!("{f}: {e}")),
-        None => info.new_game(),
-    };
-    for m in moves.split_whitespace() {
-        g.play(m).unwrap_or_else(|e| panic!("{id}: {m}: {e}"));
-    }
-    g
-}
-
-fn snap(g: &dyn AnyGame) -> Snapshot {
-    g.snapshot()
-}
-
 /// Gold of (white, black) as the rule book writes it.
 fn gold(g: &dyn AnyGame) -> (String, String) {
     let s = snap(g);
     let gold = s.state.gold.expect("gold variant");
     (gold.white.to_text(), gold.black.to_text())
-}
-
-fn has(g: &dyn AnyGame, action: &str) -> bool {
-    g.legal_actions().iter().any(|a| a == action)
 }
 
 fn end(g: &dyn AnyGame) -> (&'static str, Option<&'static str>, Option<&'static str>) {

@@ -2,30 +2,12 @@
 //! exact outcomes: legal sets of the fairy pieces, promotion choices per square, factories,
 //! XP after captures, HP after combats, shields, landings and every end rule.
 
-#![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+#[path = "common/play.rs"]
+mod play;
 
+use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
-use chessgold_engine::{AnyGame, Snapshot};
-
-fn game(id: &str, fen: Option<&str>, moves: &str) -> Box<dyn AnyGame> {
-    let info = variant(id).expect("registered");
-    let mut g = match fen {
-        Some(f) => info.game_from_fen(f).unwrap_or_else(|e| panic!("{f}: {e}")),
-        None => info.new_game(),
-    };
-    for m in moves.split_whitespace() {
-        g.play(m).unwrap_or_else(|e| panic!("{id}: {m}: {e}"));
-    }
-    g
-}
-
-fn snap(g: &dyn AnyGame) -> Snapshot {
-    g.snapshot()
-}
-
-fn has(g: &dyn AnyGame, action: &str) -> bool {
-    g.legal_actions().iter().any(|a| a == action)
-}
+use play::{game, has, snap};
 
 fn from(g: &dyn AnyGame, square: &str) -> Vec<String> {
     g.legal_actions().into_iter().filter(|a| a.starts_with(square)).collect()

@@ -212,8 +212,7 @@ impl Application {
             }
         };
         let ctx = self.state.rounds.ctx().clone();
-        let lobby =
-            LobbyCtx { pool: self.state.pool.clone(), lobby: self.state.lobby.clone(), cfg: self.state.game.clone() };
+        let lobby = self.state.lobby_ctx();
         tokio::select! {
             result = self.server => result,
             () = housekeeping => Ok(()),

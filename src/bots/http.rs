@@ -171,8 +171,7 @@ async fn create(
         Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
     };
     tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");
-    let lobby =
-        crate::lobby::LobbyCtx { pool: state.pool.clone(), lobby: state.lobby.clone(), cfg: state.game.clone() };
+    let lobby = state.lobby_ctx();
     if let Err(e) = crate::lobby::players_started(&lobby, &[player]).await {
         tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
     }

@@ -182,15 +182,3 @@ pub async fn purge_expired(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<String
         .await
         .context("removing expired seeks")
 }
-
-/// Every rating of an account, by variant.
-///
-/// # Errors
-/// Database failures.
-pub async fn ratings_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Result<Vec<(String, i32, i32)>> {
-    let rows = sqlx::query!("SELECT variant, rating, games FROM user_ratings WHERE user_id = $1", user_id)
-        .fetch_all(db)
-        .await
-        .context("reading ratings")?;
-    Ok(rows.into_iter().map(|r| (r.variant, r.rating, r.games)).collect())
-}

@@ -245,8 +245,7 @@ async fn join(
     }
     tracing::info!(game.id = %id, "game joined");
     let players: Vec<_> = live.seats.iter().flatten().filter_map(Seat::player).collect();
-    let lobby =
-        crate::lobby::LobbyCtx { pool: state.pool.clone(), lobby: state.lobby.clone(), cfg: state.game.clone() };
+    let lobby = state.lobby_ctx();
     if let Err(e) = crate::lobby::players_started(&lobby, &players).await {
         tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
     }

@@ -12,7 +12,7 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::pools::{PoolEntry, PoolKey};
-use super::{HubMsg, LobbyCtx, MAX_SEEKS, SEEK_TTL_SECS, Seek, Viewer, player_key, random_color, start_game};
+use super::{HubMsg, MAX_SEEKS, SEEK_TTL_SECS, Seek, Viewer, player_key, random_color, start_game};
 use crate::db;
 use crate::db::lobby::SeekRow;
 use crate::error::ApiError;
@@ -86,10 +86,6 @@ fn with_cookie(
         resp.add_cookie(&c).map_err(|e| internal(&anyhow::anyhow!("setting the guest cookie: {e}")))?;
     }
     Ok(resp)
-}
-
-fn ctx(state: &AppState) -> LobbyCtx {
-    LobbyCtx { pool: state.pool.clone(), lobby: state.lobby.clone(), cfg: state.game.clone() }
 }
 
 async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<Option<Perf>, ApiError> {
@@ -282,7 +278,7 @@ async fn accept_seek(
         creator_color,
         opponent: Some(player),
     };
-    let game = match start_game(&ctx(&state), request, vec![row.conn.clone(), body.sri.clone()]).await {
+    let game = match start_game(&state.lobby_ctx(), request, vec![row.conn.clone(), body.sri.clone()]).await {
         Ok(g) => g,
         Err(e) => {
             // No game after all (the accepter started another one meanwhile, or the database

@@ -73,8 +73,8 @@ async fn serve(
         ratings: Vec::new(),
     };
     if let Some(u) = viewer.user_id {
-        match db::lobby::ratings_of(&state.pool, u).await {
-            Ok(r) => viewer.ratings = r.into_iter().map(|(v, rating, _)| (v, rating)).collect(),
+        match db::profiles::perfs(&state.pool, u).await {
+            Ok(r) => viewer.ratings = r.into_iter().map(|p| (p.variant, p.rating)).collect(),
             Err(e) => tracing::warn!(error = format!("{e:#}"), "reading the viewer's ratings failed"),
         }
     }

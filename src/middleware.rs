@@ -27,7 +27,7 @@ fn origin_allowed(req: &ServiceRequest, public_origins: &[String]) -> bool {
     origin_allowed_headers(req.request(), public_origins)
 }
 
-/// [`origin_allowed`] for a handler's request (the WebSocket upgrade of a game socket, a GET that
+/// The origin check of the middleware for a handler's request (the WebSocket upgrade of a game socket, a GET that
 /// the middleware lets through).
 pub fn origin_allowed_headers(req: &actix_web::HttpRequest, public_origins: &[String]) -> bool {
     let headers = req.headers();

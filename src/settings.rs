@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 /// Every setting of the service.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     /// The HTTP side.
     pub application: ApplicationSettings,
@@ -22,12 +23,12 @@ pub struct Settings {
     /// Logging.
     pub log: LogSettings,
     /// Live games: clocks, sockets, chat, the sweeper.
-    #[serde(default)]
     pub game: GameSettings,
 }
 
 /// The HTTP side.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ApplicationSettings {
     /// Address to bind.
     pub host: String,
@@ -53,6 +54,7 @@ pub struct ApplicationSettings {
 
 /// PostgreSQL.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DatabaseSettings {
     /// Connection URL, `postgres://user@host:port/database`.
     pub url: SecretString,
@@ -73,6 +75,7 @@ impl DatabaseSettings {
 
 /// Redis.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RedisSettings {
     /// `redis://...`; empty means no Redis.
     pub url: SecretString,
@@ -90,6 +93,7 @@ impl RedisSettings {
 
 /// Rate limits: attempts per window, replenished gradually.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RateLimitSettings {
     /// Window length.
     pub window_secs: u64,
@@ -102,24 +106,15 @@ pub struct RateLimitSettings {
     /// Sign-up attempts per requested name.
     pub signup_per_account: u32,
     /// API requests per personal token (or per logged-in account) and minute.
-    #[serde(default = "default_api_per_minute")]
     pub api_per_minute: u32,
     /// Requests per client address and minute to the lobby's JSON requests and to the API
     /// without a token or session.
-    #[serde(default = "default_api_per_ip_per_minute")]
     pub api_per_ip_per_minute: u32,
-}
-
-fn default_api_per_ip_per_minute() -> u32 {
-    300
-}
-
-fn default_api_per_minute() -> u32 {
-    600
 }
 
 /// Logging.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LogSettings {
     /// `RUST_LOG`-style filter; `RUST_LOG` itself wins when set.
     pub filter: String,
@@ -127,9 +122,9 @@ pub struct LogSettings {
     pub format: String,
 }
 
-/// Live games: clocks, sockets, chat, the sweeper (`[game]`; every key has a default).
+/// Live games: clocks, sockets, chat, the sweeper (`[game]`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
+#[serde(deny_unknown_fields)]
 pub struct GameSettings {
     /// Seconds each side has for its first turn before the game is aborted.
     pub first_move_secs: u32,
@@ -169,32 +164,6 @@ pub struct GameSettings {
     pub bot_max_searches: usize,
     /// A bot's time per move in unlimited games, milliseconds (each level uses its share).
     pub bot_movetime_ms: u64,
-}
-
-impl Default for GameSettings {
-    fn default() -> GameSettings {
-        GameSettings {
-            first_move_secs: 30,
-            claim_after_secs: 30,
-            lag_per_move_cs: 100,
-            lag_quota_cs: 300,
-            sweeper_interval_ms: 1000,
-            matcher_interval_ms: 1000,
-            heartbeat_interval_ms: 1000,
-            round_idle_secs: 30,
-            socket_idle_secs: 20,
-            max_message_bytes: 4096,
-            max_frame_bytes: 64 * 1024,
-            messages_per_second: 20,
-            messages_burst: 40,
-            chat_max_chars: 140,
-            chat_lines_per_window: 5,
-            chat_window_secs: 10,
-            max_replay_events: 50,
-            bot_max_searches: 0,
-            bot_movetime_ms: 2000,
-        }
-    }
 }
 
 impl GameSettings {
@@ -256,6 +225,22 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The defaults alone: `config/default.toml` as it was when the binary was built (unit
+    /// tests and tools that need the settings' values without a config folder).
+    ///
+    /// # Errors
+    /// The compiled-in file does not parse (a build from a broken checkout).
+    pub fn defaults() -> anyhow::Result<Settings> {
+        let settings: Settings = config::Config::builder()
+            .add_source(config::File::from_str(include_str!("../config/default.toml"), config::FileFormat::Toml))
+            .build()
+            .context("reading the compiled-in config/default.toml")?
+            .try_deserialize()
+            .context("the compiled-in config/default.toml has a missing or mistyped value")?;
+        settings.check()?;
+        Ok(settings)
+    }
+
     fn check(&self) -> anyhow::Result<()> {
         let key = self.application.session_key.expose_secret();
         if !key.is_empty() && key.len() < 64 {
@@ -294,6 +279,61 @@ mod tests {
         assert_eq!(s.application.max_local_actions, 2000);
         let d = Settings::load_from(&dir(), None).unwrap();
         assert_eq!(d.application.port, 8080);
+    }
+
+    #[test]
+    fn compiled_in_defaults_are_the_default_file() {
+        let d = Settings::defaults().unwrap();
+        assert_eq!(d.application.port, 8080);
+        assert_eq!(d.game.first_move_secs, 30);
+    }
+
+    /// A folder with `default.toml` and a `local.toml` holding `extra`.
+    fn with_local(extra: &str) -> tempdir::Dir {
+        let folder = tempdir::Dir::new();
+        std::fs::copy(dir().join("default.toml"), folder.path().join("default.toml")).unwrap();
+        std::fs::write(folder.path().join("local.toml"), extra).unwrap();
+        folder
+    }
+
+    #[test]
+    fn a_misspelt_key_stops_the_start_with_its_name() {
+        for (extra, name) in [
+            ("[game]\nfirst_move_sec = 10\n", "first_move_sec"),
+            ("[aplication]\nport = 1\n", "aplication"),
+            ("[redis]\nurl = \"\"\nkey_prefx = \"x\"\n", "key_prefx"),
+        ] {
+            let dir = with_local(extra);
+            let err = format!("{:#}", Settings::load_from(dir.path(), Some("local")).unwrap_err());
+            assert!(err.contains(name), "{extra:?}: {err}");
+        }
+        let dir = with_local("[game]\nfirst_move_secs = 10\n");
+        assert_eq!(Settings::load_from(dir.path(), Some("local")).unwrap().game.first_move_secs, 10);
+    }
+
+    /// A temporary folder removed on drop.
+    mod tempdir {
+        use std::path::{Path, PathBuf};
+
+        pub struct Dir(PathBuf);
+
+        impl Dir {
+            pub fn new() -> Dir {
+                let path = std::env::temp_dir().join(format!("chessgold-settings-{}", uuid::Uuid::new_v4().simple()));
+                std::fs::create_dir_all(&path).unwrap();
+                Dir(path)
+            }
+
+            pub fn path(&self) -> &Path {
+                &self.0
+            }
+        }
+
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::error::ApiError;
 use crate::game::live::Live;
-use crate::game::{Status, TimeControl};
+use crate::game::{Speed, Status, TimeControl};
 
 /// Clock value lichess gives for unlimited games (ms).
 pub const NO_CLOCK_MS: i64 = 2_147_483_647;
@@ -79,20 +79,6 @@ pub fn variant_json(info: &VariantInfo) -> Value {
     json!({"key": info.id, "name": info.name, "short": info.name})
 }
 
-/// Lichess's speed key of a clock (`correspondence` for unlimited).
-pub fn speed(clock: Option<TimeControl>) -> &'static str {
-    match clock {
-        None => "correspondence",
-        Some(c) => match c.limit / 100 + 40 * (c.increment / 100) {
-            ..29 => "ultraBullet",
-            29..179 => "bullet",
-            179..479 => "blitz",
-            479..1499 => "rapid",
-            _ => "classical",
-        },
-    }
-}
-
 /// Lichess's status name of a status (camelCase).
 pub fn status_name(s: Status) -> &'static str {
     match s {
@@ -111,7 +97,7 @@ pub fn status_name_of_id(id: i64) -> &'static str {
 pub fn clock_json(clock: Option<TimeControl>) -> Value {
     clock.map_or(Value::Null, |c| {
         json!({"initial": i64::from(c.limit) * 10, "increment": i64::from(c.increment) * 10,
-               "totalTime": i64::from(c.limit) / 100 + 40 * i64::from(c.increment) / 100})
+               "totalTime": c.estimate_secs()})
     })
 }
 
@@ -218,7 +204,7 @@ pub fn game_full(live: &Live, now: OffsetDateTime) -> Value {
         "type": "gameFull",
         "id": live.id.as_str(),
         "variant": variant_json(live.info),
-        "speed": speed(live.clock),
+        "speed": Speed::of(live.clock).key(),
         "perf": {"name": live.info.name},
         "rated": live.rated,
         "createdAt": ms(live.created_at),
@@ -263,7 +249,7 @@ pub fn event_game(live: &Live, color: Color, now: OffsetDateTime) -> Value {
         "secondsLeft": seconds_left,
         "source": "friend",
         "status": {"id": live.status.id(), "name": status_name(live.status)},
-        "speed": speed(live.clock),
+        "speed": Speed::of(live.clock).key(),
         "variant": {"key": live.info.id, "name": live.info.name},
         "compat": {"bot": false, "board": true},
     });
@@ -309,7 +295,7 @@ pub fn game_json(live: &Live) -> Value {
         "id": live.id.as_str(),
         "rated": live.rated,
         "variant": live.info.id,
-        "speed": speed(live.clock),
+        "speed": Speed::of(live.clock).key(),
         "perf": live.info.id,
         "createdAt": ms(live.created_at),
         "lastMoveAt": ms(last),
@@ -337,11 +323,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn speeds_follow_lichess() {
-        assert_eq!(speed(None), "correspondence");
-        assert_eq!(speed(TimeControl::new(6000, 0)), "bullet");
-        assert_eq!(speed(TimeControl::new(30000, 300)), "blitz");
-        assert_eq!(speed(TimeControl::new(60000, 500)), "rapid");
+    fn statuses_follow_lichess() {
         assert_eq!(status_name(Status::NoStart), "noStart");
         assert_eq!(status_name_of_id(31), "resign");
     }

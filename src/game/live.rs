@@ -802,7 +802,7 @@ mod tests {
     use super::*;
 
     fn cfg() -> GameSettings {
-        GameSettings::default()
+        crate::settings::Settings::defaults().unwrap().game
     }
 
     fn seat(name: &str) -> Seat {

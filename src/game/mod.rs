@@ -197,13 +197,84 @@ impl TimeControl {
         }
     }
 
-    /// `3+2`, or `0:30+1` style for limits that are not whole minutes.
+    /// Lichess's name of the clock: `3+2`, and for limits that are not whole minutes `¼+0`,
+    /// `½+1`, `¾+0`, `1.5+0`, else the minutes with up to two decimals (`2.25+1`).
     pub fn show(&self) -> String {
         let inc = self.increment / 100;
-        if self.limit % 6000 == 0 {
-            format!("{}+{inc}", self.limit / 6000)
-        } else {
-            format!("{}s+{inc}", self.limit / 100)
+        let seconds = self.limit / 100;
+        let limit = match seconds {
+            s if s % 60 == 0 => (s / 60).to_string(),
+            15 => "¼".to_string(),
+            30 => "½".to_string(),
+            45 => "¾".to_string(),
+            s => {
+                let text = format!("{:.2}", f64::from(s) / 60.0);
+                text.trim_end_matches('0').trim_end_matches('.').to_string()
+            }
+        };
+        format!("{limit}+{inc}")
+    }
+
+    /// The estimated length of a game in seconds, as lichess reckons it: the limit plus 40
+    /// increments.
+    pub fn estimate_secs(&self) -> i32 {
+        self.limit / 100 + 40 * (self.increment / 100)
+    }
+}
+
+/// How fast a game is, by the estimated length of its clock, with lichess's bounds
+/// (scalachess `Speed`): up to 29 s ultra bullet, up to 179 s bullet, up to 479 s blitz, up to
+/// 1,499 s rapid, classical beyond; unlimited games are correspondence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Speed {
+    /// Estimated under 30 s.
+    UltraBullet,
+    /// 30 s to 179 s.
+    Bullet,
+    /// 180 s to 479 s.
+    Blitz,
+    /// 480 s to 1,499 s.
+    Rapid,
+    /// 1,500 s and more.
+    Classical,
+    /// No clock.
+    Correspondence,
+}
+
+impl Speed {
+    /// The speed of a clock; `None` (unlimited) is correspondence.
+    pub fn of(clock: Option<TimeControl>) -> Speed {
+        match clock.map(|c| c.estimate_secs()) {
+            None => Speed::Correspondence,
+            Some(..30) => Speed::UltraBullet,
+            Some(30..180) => Speed::Bullet,
+            Some(180..480) => Speed::Blitz,
+            Some(480..1500) => Speed::Rapid,
+            Some(_) => Speed::Classical,
+        }
+    }
+
+    /// Lichess's key (`ultraBullet`, `bullet`, ...), as in its API.
+    pub fn key(self) -> &'static str {
+        match self {
+            Speed::UltraBullet => "ultraBullet",
+            Speed::Bullet => "bullet",
+            Speed::Blitz => "blitz",
+            Speed::Rapid => "rapid",
+            Speed::Classical => "classical",
+            Speed::Correspondence => "correspondence",
+        }
+    }
+
+    /// The name shown to people (`UltraBullet`, `Bullet`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Speed::UltraBullet => "UltraBullet",
+            Speed::Bullet => "Bullet",
+            Speed::Blitz => "Blitz",
+            Speed::Rapid => "Rapid",
+            Speed::Classical => "Classical",
+            Speed::Correspondence => "Correspondence",
         }
     }
 }
@@ -249,5 +320,45 @@ mod tests {
         assert_eq!(TimeControl::parse_offer("unlimited").unwrap(), None);
         assert!(TimeControl::parse_offer("2+1").is_err());
         assert_eq!(TimeControl { limit: 18000, increment: 200 }.show(), "3+2");
+    }
+
+    fn clock(seconds: i32, increment: i32) -> Option<TimeControl> {
+        TimeControl::new(seconds * 100, increment * 100)
+    }
+
+    #[test]
+    fn speeds_change_at_lichess_bounds() {
+        let cases = [
+            (29, 0, Speed::UltraBullet),
+            (30, 0, Speed::Bullet),
+            (179, 0, Speed::Bullet),
+            (180, 0, Speed::Blitz),
+            (479, 0, Speed::Blitz),
+            (480, 0, Speed::Rapid),
+            (1499, 0, Speed::Rapid),
+            (1500, 0, Speed::Classical),
+            // 2+1 is 120 + 40 = 160 s: bullet; 3+2 is 260 s: blitz; 15+10 is 1,300 s: rapid.
+            (120, 1, Speed::Bullet),
+            (180, 2, Speed::Blitz),
+            (900, 10, Speed::Rapid),
+            (1800, 20, Speed::Classical),
+        ];
+        for (limit, inc, speed) in cases {
+            assert_eq!(Speed::of(clock(limit, inc)), speed, "{limit}+{inc}");
+        }
+        assert_eq!(Speed::of(None), Speed::Correspondence);
+        assert_eq!(Speed::of(clock(179, 0)).key(), "bullet");
+        assert_eq!(Speed::of(clock(29, 0)).name(), "UltraBullet");
+    }
+
+    #[test]
+    fn clocks_are_named_as_lichess_names_them() {
+        assert_eq!(clock(15, 0).unwrap().show(), "¼+0");
+        assert_eq!(clock(30, 1).unwrap().show(), "½+1");
+        assert_eq!(clock(45, 0).unwrap().show(), "¾+0");
+        assert_eq!(clock(90, 0).unwrap().show(), "1.5+0");
+        assert_eq!(clock(135, 1).unwrap().show(), "2.25+1");
+        assert_eq!(clock(60, 0).unwrap().show(), "1+0");
+        assert_eq!(clock(10_800, 180).unwrap().show(), "180+180");
     }
 }

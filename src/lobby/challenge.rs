@@ -298,7 +298,7 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         "destUser": c.dest_name.as_deref().map_or(Value::Null, |d| user(d, c.dest_rating, c.dest_games)),
         "variant": {"key": c.variant, "name": info.map_or(c.variant.as_str(), |i| i.name), "short": info.map_or(c.variant.as_str(), |i| i.name)},
         "rated": c.rated,
-        "speed": crate::api::lichess::speed(clock),
+        "speed": crate::game::Speed::of(clock).key(),
         "timeControl": time_control,
         "color": c.color,
         "perf": {"icon": "", "name": info.map_or(c.variant.as_str(), |i| i.name)},

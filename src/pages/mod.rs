@@ -129,17 +129,6 @@ pub struct HomePage {
     pub times: Vec<(String, &'static str)>,
 }
 
-/// Lichess's speed of a time control (by the estimated game length, limit + 40 increments).
-pub fn speed(minutes: i32, increment: i32) -> &'static str {
-    match minutes * 60 + 40 * increment {
-        ..29 => "UltraBullet",
-        29..179 => "Bullet",
-        179..479 => "Blitz",
-        479..1499 => "Rapid",
-        _ => "Classical",
-    }
-}
-
 /// A Chess Gold middlegame for the home page: armies bought and placed on both sides.
 const HERO_BOARD: &str = "r3k3/ppq2p2/2n1b3/8/4P3/2N2N2/PP1B4/3QK2R";
 
@@ -154,7 +143,12 @@ async fn home(session: Session) -> Result<HttpResponse, PageError> {
         variants: variants().iter().map(card).collect(),
         coming,
         hero,
-        times: crate::game::TIME_CONTROLS.iter().map(|&(m, s)| (format!("{m}+{s}"), speed(m, s))).collect(),
+        times: crate::game::TIME_CONTROLS
+            .iter()
+            .map(|&(m, s)| {
+                (format!("{m}+{s}"), crate::game::Speed::of(crate::game::TimeControl::new(m * 6000, s * 100)).name())
+            })
+            .collect(),
     })
 }
 

@@ -173,3 +173,33 @@ fn bot_match_refuses_bad_arguments_with_exit_code_2() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// A misspelt setting in the environment stops the command with the key's name, before anything
+/// is done; the right spelling is taken.
+#[tokio::test]
+async fn a_misspelt_environment_setting_stops_the_start_with_its_name() {
+    let db_url = create_database().await;
+    let run = |key: &str| {
+        Command::new(binary())
+            .args(["migrate"])
+            .current_dir(root())
+            .env("CHESSGOLD_ENV", "test")
+            .env("DATABASE_URL", &db_url)
+            .env(key, "5")
+            .output()
+            .expect("chessgold runs")
+    };
+    let out = run("CHESSGOLD__GAME__FIRST_MOVE_SECZ");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("first_move_secz"), "{err}");
+    let pool = sqlx::PgPool::connect(&db_url).await.unwrap();
+    let tables: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(tables, 0, "nothing was migrated");
+    let out = run("CHESSGOLD__GAME__FIRST_MOVE_SECS");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -1,7 +1,7 @@
 //! The bots of Chess Gold: a search engine over the rules crate, eight levels, match play and
 //! Elo estimates.
 //!
-//! The search ([`search`], [`Searcher`]) is generic over the engine's [`Variant`] through
+//! The search ([`search()`], [`Searcher`]) is generic over the engine's [`Variant`] through
 //! [`BotVariant`], which names the variant's evaluator. It is pure: no I/O, no clock but the
 //! caller's deadline, randomness only from the caller's seed. The only I/O of the crate is the
 //! UCI client ([`uci`]) used by [`play_match`] to measure strength against other engines.

@@ -111,7 +111,7 @@ pub struct EvalInfo<B> {
     pub mg: [i32; 2],
     /// Endgame score of each colour.
     pub eg: [i32; 2],
-    /// Game phase, 0 (endgame) to [`MAX_PHASE`] and above.
+    /// Game phase, 0 (endgame) to `MAX_PHASE` and above.
     pub phase: i32,
     /// Squares each colour attacks.
     pub attacked: [B; 2],

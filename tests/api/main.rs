@@ -1,6 +1,7 @@
 mod accounts;
 mod browser;
 mod cli;
+mod error_pages;
 mod health;
 mod helpers;
 mod lichess;

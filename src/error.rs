@@ -10,6 +10,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 
+use crate::game::GameId;
 use crate::pages::{ErrorPage, PageCtx};
 
 /// The failure of a page request.
@@ -21,6 +22,10 @@ pub enum PageError {
     /// The request could not be read.
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// The request is right but cannot be done now (the state of a game or a challenge stands
+    /// in the way), with a sentence saying why.
+    #[error("conflict: {0}")]
+    Conflict(String),
     /// The form's CSRF token is missing or wrong.
     #[error("the form's security token is missing or out of date")]
     Csrf,
@@ -49,6 +54,7 @@ impl PageError {
                 "There is no page at this address. It may have moved, or the link has a typo.".into(),
             ),
             PageError::BadRequest(what) => ("Bad request", format!("The request could not be read: {what}.")),
+            PageError::Conflict(why) => ("Not possible right now", why.clone()),
             PageError::Csrf => (
                 "Form expired",
                 "This form's security token is missing or out of date (perhaps the form was open for a long time, \
@@ -85,6 +91,7 @@ impl ResponseError for PageError {
         match self {
             PageError::NotFound => StatusCode::NOT_FOUND,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            PageError::Conflict(_) => StatusCode::CONFLICT,
             PageError::Csrf | PageError::CrossOrigin => StatusCode::FORBIDDEN,
             PageError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             PageError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -168,12 +175,15 @@ pub struct ApiError {
     pub index: Option<usize>,
     /// Seconds to wait, sent as `Retry-After` (429).
     pub retry_after: Option<u64>,
+    /// The game that stands in the way (the caller's running game, for `already_playing`):
+    /// sent as `game` and `url` so a page can link to it.
+    pub game: Option<GameId>,
 }
 
 impl ApiError {
     /// An error with a status, code and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), index: None, retry_after: None }
+        ApiError { status, code, message: message.into(), index: None, retry_after: None, game: None }
     }
 
     /// 400 with a message.
@@ -185,6 +195,12 @@ impl ApiError {
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
     }
+
+    /// The error with the game that stands in the way.
+    pub fn with_game(mut self, game: GameId) -> ApiError {
+        self.game = Some(game);
+        self
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -193,6 +209,10 @@ struct ApiErrorBody<'a> {
     code: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
 }
 
 impl ResponseError for ApiError {
@@ -208,6 +228,12 @@ impl ResponseError for ApiError {
         if let Some(wait) = self.retry_after {
             resp.insert_header((header::RETRY_AFTER, wait.to_string()));
         }
-        resp.json(ApiErrorBody { error: &self.message, code: self.code, index: self.index })
+        resp.json(ApiErrorBody {
+            error: &self.message,
+            code: self.code,
+            index: self.index,
+            game: self.game.as_ref().map(GameId::as_str),
+            url: self.game.as_ref().map(|g| format!("/{g}")),
+        })
     }
 }

@@ -467,7 +467,20 @@ pub async fn lock_player(db: &mut PgConnection, key: &str) -> anyhow::Result<()>
     Ok(())
 }
 
-/// The name shown of the first of these players found in a started game with a clock.
+/// A player found in a started game with a clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BusyRow {
+    /// The game they play.
+    pub game_id: String,
+    /// The name shown (`Anonymous` for a guest).
+    pub name: String,
+    /// Their account.
+    pub user_id: Option<Uuid>,
+    /// Their guest id.
+    pub guest_id: Option<String>,
+}
+
+/// The first of these players found in a started game with a clock, with that game.
 ///
 /// # Errors
 /// Database failures.
@@ -475,12 +488,15 @@ pub async fn playing_clocked(
     db: impl PgExecutor<'_>,
     user_ids: &[Uuid],
     guest_ids: &[String],
-) -> anyhow::Result<Option<String>> {
-    let row = sqlx::query_scalar!(
-        r#"SELECT COALESCE(u.username, 'Anonymous') AS "name!" FROM game_players p
+) -> anyhow::Result<Option<BusyRow>> {
+    let row = sqlx::query_as!(
+        BusyRow,
+        r#"SELECT p.game_id, COALESCE(u.username, 'Anonymous') AS "name!", p.user_id, p.guest_id
+           FROM game_players p
            JOIN games g ON g.id = p.game_id LEFT JOIN users u ON u.id = p.user_id
            WHERE g.status = 20 AND g.clock_limit IS NOT NULL
              AND (p.user_id = ANY($1) OR p.guest_id = ANY($2))
+           ORDER BY g.created_at DESC, g.id
            LIMIT 1"#,
         user_ids,
         guest_ids

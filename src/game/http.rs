@@ -165,7 +165,8 @@ async fn create(
     };
     let id = match store::create_game(&state.pool, request, &state.game).await {
         Ok(id) => id,
-        Err(CreateError::Invalid(msg)) => return invalid(msg),
+        // A game waiting for its opponent is never refused as busy; the words are there all the same.
+        Err(e @ (CreateError::Invalid(_) | CreateError::Busy(_))) => return invalid(e.to_string()),
         Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
     };
     let mut resp = see_other(&format!("/{id}"));

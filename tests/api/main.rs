@@ -1,5 +1,6 @@
 mod accounts;
 mod browser;
+mod challenges;
 mod cli;
 mod error_pages;
 mod health;

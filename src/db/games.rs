@@ -507,6 +507,57 @@ pub async fn playing_clocked(
     Ok(row)
 }
 
+/// A started game of a player, seen from their seat.
+#[derive(Debug, Clone)]
+pub struct OngoingRow {
+    /// Game id.
+    pub id: String,
+    /// Variant id.
+    pub variant: String,
+    /// Centiseconds, `None` for an unlimited game.
+    pub clock_limit: Option<i32>,
+    /// Centiseconds.
+    pub clock_increment: Option<i32>,
+    /// Rated.
+    pub rated: bool,
+    /// The player's colour.
+    pub color: String,
+    /// The opponent's account name.
+    pub opponent: Option<String>,
+    /// The opponent's bot level.
+    pub opponent_bot: Option<i16>,
+}
+
+/// The started games (status 20) of these players, those with a clock first, then the newest.
+///
+/// # Errors
+/// Database failures.
+pub async fn ongoing_of_players(
+    db: impl PgExecutor<'_>,
+    user_ids: &[Uuid],
+    guest_ids: &[String],
+    limit: i64,
+) -> anyhow::Result<Vec<OngoingRow>> {
+    sqlx::query_as!(
+        OngoingRow,
+        r#"SELECT g.id, g.variant, g.clock_limit, g.clock_increment, g.rated, p.color,
+              u.username AS "opponent?", o.bot_level AS "opponent_bot?"
+           FROM game_players p
+           JOIN games g ON g.id = p.game_id
+           LEFT JOIN game_players o ON o.game_id = p.game_id AND o.color <> p.color
+           LEFT JOIN users u ON u.id = o.user_id
+           WHERE g.status = 20 AND (p.user_id = ANY($1) OR p.guest_id = ANY($2))
+           ORDER BY g.clock_limit IS NULL, g.created_at DESC, g.id
+           LIMIT $3"#,
+        user_ids,
+        guest_ids,
+        limit
+    )
+    .fetch_all(db)
+    .await
+    .context("listing a player's games in play")
+}
+
 /// Records that an instance is alive.
 ///
 /// # Errors

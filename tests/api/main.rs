@@ -9,6 +9,7 @@ mod lichess;
 mod lobby;
 mod local_play;
 mod pages;
+mod playing;
 mod profiles;
 mod redis;
 mod round;

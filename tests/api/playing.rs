@@ -122,3 +122,17 @@ async fn lobby_refusals_for_a_running_game_carry_its_link() {
     }
     assert!(app.state_pools_empty().await, "nothing joined");
 }
+
+#[tokio::test]
+async fn joining_a_game_that_is_no_longer_waiting_is_a_409_in_words() {
+    let app = spawn_app().await;
+    let (one, two, three) = (Browser::new(&app.address), Browser::new(&app.address), Browser::new(&app.address));
+    three.signup("latecomer").await;
+    let id = one.create("standard", "5+0", "casual", "white").await;
+    two.join(&id).await;
+    let r = three.post_form(&format!("/{id}"), &format!("/game/{id}/join"), &[]).await;
+    assert_eq!(r.status().as_u16(), 409);
+    let html = r.text().await.unwrap();
+    assert!(html.contains("This game is no longer waiting for an opponent"), "{html}");
+    assert!(html.contains(r#"<span class="user-name">latecomer</span>"#), "the page keeps the header");
+}

@@ -86,8 +86,8 @@ async fn check_free(ctx: &LobbyCtx, challenger: Uuid, dest: Option<(Uuid, &str)>
         return Err(ChallengeError::Busy {
             busy,
             yours: true,
-            message: "You are playing a game with a clock: finish it before you send a challenge with a clock \
-                      (a challenge without a clock can wait for you)."
+            message: "You are playing a game with a clock: finish it before you send a challenge with a clock, \
+                      or send one without a clock."
                 .into(),
         });
     }
@@ -98,8 +98,8 @@ async fn check_free(ctx: &LobbyCtx, challenger: Uuid, dest: Option<(Uuid, &str)>
             busy,
             yours: false,
             message: format!(
-                "{name} is playing a game with a clock right now: challenge them when it is over \
-                 (a challenge without a clock can wait for them)."
+                "{name} is playing a game with a clock right now: challenge them when it is over, \
+                 or send a challenge without a clock."
             ),
         });
     }

@@ -38,7 +38,7 @@ async fn the_home_page_lists_the_games_in_play_with_a_way_back() {
     bob.join(&fast).await;
 
     let html = alice.html("/").await;
-    assert!(html.contains("You are playing 2 games"), "{html}");
+    assert!(html.contains("Your 2 games in progress"), "{html}");
     let entries = playing_entries(&html);
     assert_eq!(entries.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), [fast.as_str(), slow.as_str()]);
     let (_, text) = &entries[0];
@@ -64,7 +64,7 @@ async fn the_home_page_lists_the_games_in_play_with_a_way_back() {
     let html = alice.html("/").await;
     let entries = playing_entries(&html);
     assert_eq!(entries.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), [slow.as_str()]);
-    assert!(html.contains("You are playing a game<") && !html.contains("Finish your game with a clock"), "{html}");
+    assert!(html.contains("Your game in progress<") && !html.contains("Finish your game with a clock"), "{html}");
 }
 
 #[tokio::test]

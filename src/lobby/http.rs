@@ -99,7 +99,10 @@ async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<
 
 /// Refuses a player who is in a started game with a clock: that game comes first. The answer
 /// carries the game (`game`, `url`), so the page can offer the way back to it.
-async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
+///
+/// # Errors
+/// 409 `already_playing`; database failures.
+pub async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
     match store::busy(&state.pool, std::slice::from_ref(who)).await.map_err(|e| internal(&e))? {
         Some(busy) => Err(ApiError::new(
             StatusCode::CONFLICT,

@@ -420,6 +420,12 @@ async fn board_seeks_pair_two_token_users() {
     .await;
     assert_eq!(r.status().as_u16(), 400);
     assert!(r.text().await.unwrap().contains("color=random"));
+    // A good seek while the game with a clock goes on: refused with the way back to it.
+    let r = post_form(&app, Some(&alice.token), "/api/board/seek", &[("time", "3"), ("increment", "2")]).await;
+    assert_eq!(r.status().as_u16(), 409);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "already_playing");
+    assert_eq!(body["game"], ga["game"]["gameId"]);
     assert!(app.state_pools_empty().await);
 }
 

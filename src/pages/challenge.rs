@@ -58,8 +58,8 @@ pub struct ChallengeForm {
     color: String,
 }
 
-fn terms(form: &ChallengeForm) -> Result<Terms, PageError> {
-    let clock = TimeControl::parse_offer(&form.time).map_err(PageError::BadRequest)?;
+fn terms(form: &ChallengeForm) -> Result<Terms, ChallengeError> {
+    let clock = TimeControl::parse_offer(&form.time).map_err(ChallengeError::Invalid)?;
     Ok(Terms {
         variant: form.variant.clone(),
         clock,
@@ -77,8 +77,11 @@ async fn create(
 ) -> Result<HttpResponse, PageError> {
     csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other(&format!("/login?next=/@/{path}"))) };
-    let terms = terms(&form)?;
-    match challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms).await {
+    let sent = match terms(&form) {
+        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms).await,
+        Err(e) => Err(e),
+    };
+    match sent {
         Ok(c) => Ok(see_other(&format!("/challenge/{}", c.id))),
         Err(e) => refused(&state, &session, &path, e).await,
     }
@@ -92,8 +95,11 @@ async fn create_open(
 ) -> Result<HttpResponse, PageError> {
     csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other("/login")) };
-    let terms = terms(&form)?;
-    match challenge::create(&state.lobby_ctx(), user.id, None, &terms).await {
+    let sent = match terms(&form) {
+        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, None, &terms).await,
+        Err(e) => Err(e),
+    };
+    match sent {
         Ok(c) => Ok(see_other(&format!("/challenge/{}", c.id))),
         Err(e) => refused(&state, &session, &user.name, e).await,
     }

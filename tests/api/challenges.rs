@@ -109,6 +109,11 @@ async fn a_challenge_to_a_busy_player_is_refused_in_their_name() {
     assert_eq!(resp.status().as_u16(), 422);
     let html = resp.text().await.unwrap();
     assert!(html.contains(r#"id="challenge-error">Unknown variant"#) && html.contains("no-such-variant"), "{html}");
+    let resp = challenge_form(&alice, "bob", "7+7").await;
+    assert_eq!(resp.status().as_u16(), 422);
+    let html = resp.text().await.unwrap();
+    assert!(html.contains(r#"id="challenge-error">Unknown time control"#), "{html}");
+    assert_eq!(challenge_count(&app).await, 0);
     // Once bob's game is over, the challenge goes.
     resign(&mut sock, &app, &bob_game).await;
     assert_eq!(challenge_form(&alice, "bob", "5+3").await.status().as_u16(), 303);

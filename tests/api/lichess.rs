@@ -536,9 +536,15 @@ async fn an_open_challenge_link_is_accepted_by_a_guest() {
     let r = other.http.get(app.url(&format!("/challenge/{id}"))).send().await.unwrap();
     assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
 
+    // While that game goes on, another link with a clock is refused; once it is over, it goes.
+    let rated_link = [("rated", "true"), ("clock.limit", "300")];
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &rated_link).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "already_playing");
+    let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/resign"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
     // A rated link needs an account.
-    let r =
-        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("rated", "true"), ("clock.limit", "300")]).await;
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &rated_link).await;
     let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
     let page = other.html(&format!("/challenge/{id}")).await;
     assert!(!page.contains("id=\"accept-form\""));

@@ -1,11 +1,16 @@
 //! Errors that know their audience: pages get the site's error page, the API gets
 //! `{"error": "..."}` with the right status.
 
+use actix_session::SessionExt;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ContentType};
+use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 
+use crate::game::GameId;
 use crate::pages::{ErrorPage, PageCtx};
 
 /// The failure of a page request.
@@ -17,6 +22,10 @@ pub enum PageError {
     /// The request could not be read.
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// The request is right but cannot be done now (the state of a game or a challenge stands
+    /// in the way), with a sentence saying why.
+    #[error("conflict: {0}")]
+    Conflict(String),
     /// The form's CSRF token is missing or wrong.
     #[error("the form's security token is missing or out of date")]
     Csrf,
@@ -45,6 +54,7 @@ impl PageError {
                 "There is no page at this address. It may have moved, or the link has a typo.".into(),
             ),
             PageError::BadRequest(what) => ("Bad request", format!("The request could not be read: {what}.")),
+            PageError::Conflict(why) => ("Not possible right now", why.clone()),
             PageError::Csrf => (
                 "Form expired",
                 "This form's security token is missing or out of date (perhaps the form was open for a long time, \
@@ -81,6 +91,7 @@ impl ResponseError for PageError {
         match self {
             PageError::NotFound => StatusCode::NOT_FOUND,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            PageError::Conflict(_) => StatusCode::CONFLICT,
             PageError::Csrf | PageError::CrossOrigin => StatusCode::FORBIDDEN,
             PageError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             PageError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -92,17 +103,62 @@ impl ResponseError for PageError {
         if let PageError::Internal(e) = self {
             tracing::error!(error = format!("{e:#}"), "request failed");
         }
-        let status = self.status_code();
-        let (title, message) = self.title_and_message();
-        let page = ErrorPage { ctx: PageCtx::anonymous(), status: status.as_u16(), title, message };
-        let body = page.render().unwrap_or_else(|_| format!("{} {title}: {}", status.as_u16(), page.message));
-        let mut resp = HttpResponse::build(status);
+        // Without the request there is no session here: [`page_context`] renders the page again
+        // with the visitor's header once the response passes it.
+        let mut resp = HttpResponse::build(self.status_code());
         resp.content_type(ContentType::html());
         if let PageError::TooManyRequests { retry_after } = self {
             resp.insert_header((header::RETRY_AFTER, retry_after.to_string()));
         }
-        resp.body(body)
+        resp.body(self.page_html(PageCtx::anonymous()))
     }
+}
+
+impl PageError {
+    /// The error page's HTML with the given layout (the signed-in header, or the anonymous one).
+    pub fn page_html(&self, ctx: PageCtx) -> String {
+        let status = self.status_code();
+        let (title, message) = self.title_and_message();
+        let page = ErrorPage { ctx, status: status.as_u16(), title, message };
+        page.render().unwrap_or_else(|_| format!("{} {title}: {}", status.as_u16(), page.message))
+    }
+}
+
+/// Middleware (inside the session middleware): an error page shown to a signed-in player is
+/// rendered again with their page context, so the header keeps their menu and the log-out form
+/// its token. It covers every [`PageError`], whoever raised it: handlers, extractors (form and
+/// query errors), the default 404 service and the origin check. API paths are left alone (their
+/// errors are JSON), and so is an anonymous visitor, whose page is already right.
+///
+/// # Errors
+/// None of its own; the inner service's.
+pub async fn page_context(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody, String>>, actix_web::Error> {
+    if req.path().starts_with("/api/") {
+        return next.call(req).await.map(ServiceResponse::map_into_left_body);
+    }
+    // The session, not the request: routing needs the only handle on the request.
+    let session = req.get_session();
+    // Handlers' and extractors' errors come back as responses carrying their error; an `Err`
+    // from further in (no service there returns one) goes on as it is.
+    let res = next.call(req).await?;
+    let Some(err) = res.response().error().and_then(|e| e.as_error::<PageError>()) else {
+        return Ok(res.map_into_left_body());
+    };
+    let ctx = match PageCtx::reading(&session) {
+        Ok(ctx) if ctx.user.is_some() => ctx,
+        Ok(_) => return Ok(res.map_into_left_body()),
+        Err(e) => {
+            tracing::warn!(error = %e, "the session could not give the error page its context");
+            return Ok(res.map_into_left_body());
+        }
+    };
+    let html = err.page_html(ctx);
+    let (req, resp) = res.into_parts();
+    // The status, the headers (Retry-After) and the error (for the request log) stay.
+    Ok(ServiceResponse::new(req, resp.set_body(html)).map_into_right_body())
 }
 
 /// The failure of an API request: a status, a stable code and a sentence.
@@ -119,12 +175,15 @@ pub struct ApiError {
     pub index: Option<usize>,
     /// Seconds to wait, sent as `Retry-After` (429).
     pub retry_after: Option<u64>,
+    /// The game that stands in the way (the caller's running game, for `already_playing`):
+    /// sent as `game` and `url` so a page can link to it.
+    pub game: Option<GameId>,
 }
 
 impl ApiError {
     /// An error with a status, code and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), index: None, retry_after: None }
+        ApiError { status, code, message: message.into(), index: None, retry_after: None, game: None }
     }
 
     /// 400 with a message.
@@ -136,6 +195,12 @@ impl ApiError {
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
     }
+
+    /// The error with the game that stands in the way.
+    pub fn with_game(mut self, game: GameId) -> ApiError {
+        self.game = Some(game);
+        self
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -144,6 +209,10 @@ struct ApiErrorBody<'a> {
     code: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
 }
 
 impl ResponseError for ApiError {
@@ -159,6 +228,12 @@ impl ResponseError for ApiError {
         if let Some(wait) = self.retry_after {
             resp.insert_header((header::RETRY_AFTER, wait.to_string()));
         }
-        resp.json(ApiErrorBody { error: &self.message, code: self.code, index: self.index })
+        resp.json(ApiErrorBody {
+            error: &self.message,
+            code: self.code,
+            index: self.index,
+            game: self.game.as_ref().map(GameId::as_str),
+            url: self.game.as_ref().map(|g| format!("/{g}")),
+        })
     }
 }

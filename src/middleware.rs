@@ -4,7 +4,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, ResponseError, web};
+use actix_web::{HttpMessage, web};
 use tracing_actix_web::RequestId;
 
 use crate::error::{ApiError, PageError};
@@ -64,17 +64,18 @@ pub async fn check_origin(
         let origins = req.app_data::<web::Data<AppState>>().map(|s| s.public_origins.clone()).unwrap_or_default();
         if !origin_allowed(&req, &origins) {
             tracing::warn!(path = %req.path(), "cross-origin unsafe request refused");
+            // The error travels with the response, so the error page gets its signed-in header
+            // (`error::page_context`).
             let resp = if req.path().starts_with("/api/") {
-                ApiError::new(
+                req.error_response(ApiError::new(
                     actix_web::http::StatusCode::FORBIDDEN,
                     "cross_origin",
                     "requests from another origin are refused",
-                )
-                .error_response()
+                ))
             } else {
-                PageError::CrossOrigin.error_response()
+                req.error_response(PageError::CrossOrigin)
             };
-            return Ok(req.into_response(resp).map_into_right_body());
+            return Ok(resp.map_into_right_body());
         }
     }
     next.call(req).await.map(ServiceResponse::map_into_left_body)

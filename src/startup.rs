@@ -257,6 +257,8 @@ fn run(
                 web::QueryConfig::default().error_handler(|err, _req| PageError::BadRequest(err.to_string()).into()),
             )
             .wrap(from_fn(middleware::check_origin))
+            // Inside the session: error pages get the signed-in header.
+            .wrap(from_fn(crate::error::page_context))
             .wrap(session)
             .wrap(from_fn(metrics::track))
             .wrap(from_fn(middleware::request_id_header))

@@ -31,9 +31,26 @@ impl From<ChallengeError> for ApiError {
             ChallengeError::NotFound(m) => ApiError::new(StatusCode::NOT_FOUND, "not_found", m),
             ChallengeError::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, "forbidden", m),
             ChallengeError::Invalid(m) => ApiError::bad_request("invalid_challenge", m),
+            // The game cannot start now (accepting): 409, as the lobby answers, with the caller's
+            // own game when it is theirs that stands in the way.
+            ChallengeError::Busy { busy, yours, message } => {
+                let e = ApiError::new(StatusCode::CONFLICT, "already_playing", message);
+                if yours { e.with_game(busy.game) } else { e }
+            }
             ChallengeError::Other(e) => internal(&e),
         }
     }
+}
+
+/// A challenge refused when it is sent answers 400, as lichess's `POST /api/challenge/{username}`
+/// does (`{"error": "..."}`; our `code` beside it).
+fn refused_at_creation(e: ChallengeError) -> ApiError {
+    let busy = matches!(e, ChallengeError::Busy { .. });
+    let mut api = ApiError::from(e);
+    if busy {
+        api.status = StatusCode::BAD_REQUEST;
+    }
+    api
 }
 
 /// A boolean sent as JSON `true` or as form text `true`.
@@ -136,7 +153,7 @@ async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let user = require(&req, &state, &session, &["challenge:write"]).await?;
     let t = terms(&parse_body(&req, &body)?)?;
-    let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &t).await?;
+    let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
 
@@ -150,7 +167,7 @@ async fn open(
 ) -> Result<HttpResponse, ApiError> {
     let user = require(&req, &state, &session, &["challenge:write"]).await?;
     let t = terms(&parse_body(&req, &body)?)?;
-    let c = challenge::create(&state.lobby_ctx(), user.id, None, &t).await?;
+    let c = challenge::create(&state.lobby_ctx(), user.id, None, &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
 

@@ -24,6 +24,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .app_data(
                 web::JsonConfig::default().limit(MAX_JSON_BYTES).error_handler(|err, _req| json_error(&err).into()),
             )
+            // The site's query errors are pages; the API's stay JSON.
+            .app_data(web::QueryConfig::default().error_handler(|err, _req| {
+                ApiError::bad_request("bad_query", format!("the query string is not valid: {err}")).into()
+            }))
             .route("/local", web::post().to(local::play))
             .route("/game/{id}", web::get().to(crate::game::http::export))
             .configure(crate::lobby::http::routes)

@@ -168,6 +168,13 @@ async fn create(
     let id = match store::create_game(&state.pool, request, &state.game).await {
         Ok(id) => id,
         Err(CreateError::Invalid(msg)) => return invalid(msg),
+        Err(CreateError::Busy(_)) => {
+            return invalid(
+                "You are playing a game with a clock: finish it before you start another one with a clock \
+                 (a game without a clock can start now)."
+                    .into(),
+            );
+        }
         Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
     };
     tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");

@@ -467,7 +467,20 @@ pub async fn lock_player(db: &mut PgConnection, key: &str) -> anyhow::Result<()>
     Ok(())
 }
 
-/// The name shown of the first of these players found in a started game with a clock.
+/// A player found in a started game with a clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BusyRow {
+    /// The game they play.
+    pub game_id: String,
+    /// The name shown (`Anonymous` for a guest).
+    pub name: String,
+    /// Their account.
+    pub user_id: Option<Uuid>,
+    /// Their guest id.
+    pub guest_id: Option<String>,
+}
+
+/// The first of these players found in a started game with a clock, with that game.
 ///
 /// # Errors
 /// Database failures.
@@ -475,12 +488,15 @@ pub async fn playing_clocked(
     db: impl PgExecutor<'_>,
     user_ids: &[Uuid],
     guest_ids: &[String],
-) -> anyhow::Result<Option<String>> {
-    let row = sqlx::query_scalar!(
-        r#"SELECT COALESCE(u.username, 'Anonymous') AS "name!" FROM game_players p
+) -> anyhow::Result<Option<BusyRow>> {
+    let row = sqlx::query_as!(
+        BusyRow,
+        r#"SELECT p.game_id, COALESCE(u.username, 'Anonymous') AS "name!", p.user_id, p.guest_id
+           FROM game_players p
            JOIN games g ON g.id = p.game_id LEFT JOIN users u ON u.id = p.user_id
            WHERE g.status = 20 AND g.clock_limit IS NOT NULL
              AND (p.user_id = ANY($1) OR p.guest_id = ANY($2))
+           ORDER BY g.created_at DESC, g.id
            LIMIT 1"#,
         user_ids,
         guest_ids
@@ -489,6 +505,57 @@ pub async fn playing_clocked(
     .await
     .context("looking for a game in play")?;
     Ok(row)
+}
+
+/// A started game of a player, seen from their seat.
+#[derive(Debug, Clone)]
+pub struct OngoingRow {
+    /// Game id.
+    pub id: String,
+    /// Variant id.
+    pub variant: String,
+    /// Centiseconds, `None` for an unlimited game.
+    pub clock_limit: Option<i32>,
+    /// Centiseconds.
+    pub clock_increment: Option<i32>,
+    /// Rated.
+    pub rated: bool,
+    /// The player's colour.
+    pub color: String,
+    /// The opponent's account name.
+    pub opponent: Option<String>,
+    /// The opponent's bot level.
+    pub opponent_bot: Option<i16>,
+}
+
+/// The started games (status 20) of these players, those with a clock first, then the newest.
+///
+/// # Errors
+/// Database failures.
+pub async fn ongoing_of_players(
+    db: impl PgExecutor<'_>,
+    user_ids: &[Uuid],
+    guest_ids: &[String],
+    limit: i64,
+) -> anyhow::Result<Vec<OngoingRow>> {
+    sqlx::query_as!(
+        OngoingRow,
+        r#"SELECT g.id, g.variant, g.clock_limit, g.clock_increment, g.rated, p.color,
+              u.username AS "opponent?", o.bot_level AS "opponent_bot?"
+           FROM game_players p
+           JOIN games g ON g.id = p.game_id
+           LEFT JOIN game_players o ON o.game_id = p.game_id AND o.color <> p.color
+           LEFT JOIN users u ON u.id = o.user_id
+           WHERE g.status = 20 AND (p.user_id = ANY($1) OR p.guest_id = ANY($2))
+           ORDER BY g.clock_limit IS NULL, g.created_at DESC, g.id
+           LIMIT $3"#,
+        user_ids,
+        guest_ids,
+        limit
+    )
+    .fetch_all(db)
+    .await
+    .context("listing a player's games in play")
 }
 
 /// Records that an instance is alive.

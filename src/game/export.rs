@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use actix_web::http::StatusCode;
+use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
 use actix_web::{HttpRequest, HttpResponse, web};
 use chessgold_engine::Color;
 
@@ -130,6 +131,38 @@ pub fn pgn(live: &Live, site: &str) -> String {
     out
 }
 
+/// A file-name part: ASCII letters, digits, `-` and `_`; every other run of characters becomes
+/// one `-` (a bot's "Chess Gold bot · level 3" is `Chess-Gold-bot-level-3`).
+fn file_part(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_matches('-');
+    if out.is_empty() { "unknown".to_string() } else { out.to_string() }
+}
+
+/// The download's name, as lichess names its exports:
+/// `chessgold_{variant}_{white}_vs_{black}_{YYYY.MM.DD}_{gameId}.pgn`, safe characters only.
+pub fn file_name(live: &Live) -> String {
+    let name = |c: Color| live.seats[c.index()].as_ref().map_or("unknown", |s| s.name.as_str());
+    let d = live.created_at.date();
+    format!(
+        "chessgold_{}_{}_vs_{}_{:04}.{:02}.{:02}_{}.pgn",
+        file_part(live.info.id),
+        file_part(name(Color::White)),
+        file_part(name(Color::Black)),
+        d.year(),
+        u8::from(d.month()),
+        d.day(),
+        live.id
+    )
+}
+
 /// `GET /game/export/{gameId}`: PGN-style text, or lichess's game JSON with
 /// `Accept: application/json`.
 ///
@@ -157,7 +190,12 @@ pub async fn export(
         let info = req.connection_info();
         format!("{}://{}/{}", info.scheme(), info.host(), id)
     };
-    Ok(HttpResponse::Ok().content_type(PGN_CONTENT_TYPE).body(pgn(&live, &site)))
+    // A download with its name (a link or curl -OJ saves `chessgold_..._{id}.pgn`).
+    let disposition = ContentDisposition {
+        disposition: DispositionType::Attachment,
+        parameters: vec![DispositionParam::Filename(file_name(&live))],
+    };
+    Ok(HttpResponse::Ok().content_type(PGN_CONTENT_TYPE).insert_header(disposition).body(pgn(&live, &site)))
 }
 
 #[cfg(test)]
@@ -225,6 +263,16 @@ mod tests {
         assert!(text.lines().all(|l| l.len() <= LINE_WIDTH && !l.starts_with(' ') && !l.ends_with(' ')));
         assert_eq!(text.split_whitespace().count(), 20 + 40 + 1);
         assert!(text.ends_with(" 0-1"));
+    }
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(file_part("alice_B-2"), "alice_B-2");
+        assert_eq!(file_part("Chess Gold bot · level 3"), "Chess-Gold-bot-level-3");
+        assert_eq!(file_part("../\\x\"y"), "x-y");
+        assert_eq!(file_part("··"), "unknown");
+        let live = finished("lootbox", &[]);
+        assert_eq!(file_name(&live), "chessgold_lootbox_unknown_vs_unknown_1970.01.01_abcdefgh.pgn");
     }
 
     #[test]

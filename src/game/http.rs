@@ -165,7 +165,8 @@ async fn create(
     };
     let id = match store::create_game(&state.pool, request, &state.game).await {
         Ok(id) => id,
-        Err(CreateError::Invalid(msg)) => return invalid(msg),
+        // A game waiting for its opponent is never refused as busy; the words are there all the same.
+        Err(e @ (CreateError::Invalid(_) | CreateError::Busy(_))) => return invalid(e.to_string()),
         Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
     };
     let mut resp = see_other(&format!("/{id}"));
@@ -234,12 +235,17 @@ async fn join(
     let ctx = state.rounds.ctx().clone();
     let mut step = match live.join(seat, OffsetDateTime::now_utc(), &state.game) {
         Ok((_, step)) => step,
-        Err(_) => return Err(PageError::BadRequest("this game is no longer waiting for an opponent".into())),
+        Err(_) => {
+            return Err(PageError::Conflict(
+                "This game is no longer waiting for an opponent: someone else took the seat, or it was cancelled."
+                    .into(),
+            ));
+        }
     };
     match commit_and_announce(&ctx, &mut live, &mut step).await {
         Ok(()) => {}
         Err(CommitError::Conflict) => {
-            return Err(PageError::BadRequest("someone else joined this game first".into()));
+            return Err(PageError::Conflict("Someone else joined this game a moment before you.".into()));
         }
         Err(CommitError::Other(e)) => return Err(PageError::Internal(e)),
     }

@@ -32,9 +32,45 @@ pub enum CreateError {
     /// A bad request, with a sentence.
     #[error("{0}")]
     Invalid(String),
+    /// A player is in another started game with a clock: nobody plays two at a time.
+    #[error("{} is already playing a game", .0.name)]
+    Busy(Busy),
     /// Infrastructure failure.
     #[error(transparent)]
     Other(#[from] anyhow::Error),
+}
+
+/// A player in a started game with a clock, and that game: what stops a new clocked game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Busy {
+    /// The busy player.
+    pub player: PlayerRef,
+    /// Their name as shown (`Anonymous` for a guest).
+    pub name: String,
+    /// The game they play.
+    pub game: GameId,
+}
+
+/// The first of `players` (bots aside) found in a started game with a clock.
+///
+/// # Errors
+/// Database failures.
+pub async fn busy(db: impl sqlx::PgExecutor<'_>, players: &[PlayerRef]) -> anyhow::Result<Option<Busy>> {
+    let users: Vec<uuid::Uuid> =
+        players.iter().filter_map(|p| if let PlayerRef::User(u) = p { Some(*u) } else { None }).collect();
+    let guests: Vec<String> =
+        players.iter().filter_map(|p| if let PlayerRef::Guest(g) = p { Some(g.clone()) } else { None }).collect();
+    if users.is_empty() && guests.is_empty() {
+        return Ok(None);
+    }
+    let Some(row) = db::games::playing_clocked(db, &users, &guests).await? else { return Ok(None) };
+    let player = match (row.user_id, row.guest_id) {
+        (Some(u), _) => PlayerRef::User(u),
+        (None, Some(g)) => PlayerRef::Guest(g),
+        (None, None) => anyhow::bail!("a seat of game {} has no player", row.game_id),
+    };
+    let game = GameId::parse(&row.game_id).ok_or_else(|| anyhow::anyhow!("bad game id {}", row.game_id))?;
+    Ok(Some(Busy { player, name: row.name, game }))
 }
 
 fn color_text(c: Option<Color>) -> Option<String> {
@@ -214,12 +250,9 @@ pub async fn create_game_with_id(
         for key in &keys {
             db::games::lock_player(&mut tx, key).await?;
         }
-        let users: Vec<uuid::Uuid> =
-            people.iter().filter_map(|p| if let PlayerRef::User(u) = p { Some(*u) } else { None }).collect();
-        let guests: Vec<String> =
-            people.iter().filter_map(|p| if let PlayerRef::Guest(g) = p { Some(g.clone()) } else { None }).collect();
-        if let Some(name) = db::games::playing_clocked(&mut *tx, &users, &guests).await? {
-            return Err(CreateError::Invalid(format!("{name} is already playing a game")));
+        let people: Vec<PlayerRef> = people.into_iter().cloned().collect();
+        if let Some(b) = busy(&mut *tx, &people).await? {
+            return Err(CreateError::Busy(b));
         }
     }
     insert(&mut tx, &game, &players).await?;

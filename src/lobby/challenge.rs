@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::db;
 use crate::db::challenges::{ChallengeRow, NewChallenge};
-use crate::game::store::{self, CreateError};
+use crate::game::store::{self, Busy, CreateError};
 use crate::game::{CreateGame, GameId, PlayerRef, TimeControl, parse_color};
 use crate::lobby::{LobbyCtx, players_started, random_color};
 use crate::notify::{self, UserMsg};
@@ -45,6 +45,17 @@ pub enum ChallengeError {
     /// A bad request.
     #[error("{0}")]
     Invalid(String),
+    /// A player of a challenge with a clock is in another started game with a clock, so its game
+    /// cannot start now (nobody plays two at a time).
+    #[error("{message}")]
+    Busy {
+        /// Who, and in which game.
+        busy: Busy,
+        /// The asking player is the busy one (a page links to their game).
+        yours: bool,
+        /// Plain words for the asking player.
+        message: String,
+    },
     /// Infrastructure failure.
     #[error(transparent)]
     Other(#[from] anyhow::Error),
@@ -54,9 +65,45 @@ impl From<CreateError> for ChallengeError {
     fn from(e: CreateError) -> Self {
         match e {
             CreateError::Invalid(m) => ChallengeError::Invalid(m),
+            CreateError::Busy(b) => ChallengeError::Busy {
+                message: format!(
+                    "{} is playing another game with a clock right now, so this game cannot start.",
+                    b.name
+                ),
+                busy: b,
+                yours: false,
+            },
             CreateError::Other(e) => ChallengeError::Other(e),
         }
     }
+}
+
+/// Refuses to send a challenge with a clock that could not start: the challenger, or the
+/// challenged account, is in a started game with a clock. (Lichess's challenge is answered when
+/// it is sent, not when it is accepted.)
+async fn check_free(ctx: &LobbyCtx, challenger: Uuid, dest: Option<(Uuid, &str)>) -> Result<(), ChallengeError> {
+    if let Some(busy) = store::busy(&ctx.pool, &[PlayerRef::User(challenger)]).await? {
+        return Err(ChallengeError::Busy {
+            busy,
+            yours: true,
+            message: "You are playing a game with a clock: finish it before you send a challenge with a clock, \
+                      or send one without a clock."
+                .into(),
+        });
+    }
+    if let Some((id, name)) = dest
+        && let Some(busy) = store::busy(&ctx.pool, &[PlayerRef::User(id)]).await?
+    {
+        return Err(ChallengeError::Busy {
+            busy,
+            yours: false,
+            message: format!(
+                "{name} is playing a game with a clock right now: challenge them when it is over, \
+                 or send a challenge without a clock."
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The settings of a new challenge.
@@ -104,7 +151,7 @@ pub async fn create(
     terms: &Terms,
 ) -> Result<ChallengeRow, ChallengeError> {
     check_terms(terms)?;
-    let dest_id = match dest {
+    let dest = match dest {
         Some(name) => {
             let u = db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {
                 ChallengeError::NotFound(format!("no user named '{}'", name.chars().take(30).collect::<String>()))
@@ -112,10 +159,14 @@ pub async fn create(
             if u.id == challenger {
                 return Err(ChallengeError::Invalid("you cannot challenge yourself".into()));
             }
-            Some(u.id)
+            Some((u.id, u.username))
         }
         None => None,
     };
+    if terms.clock.is_some() {
+        check_free(ctx, challenger, dest.as_ref().map(|(id, name)| (*id, name.as_str()))).await?;
+    }
+    let dest_id = dest.map(|(id, _)| id);
     let id = GameId::random()?.to_string();
     let row = NewChallenge {
         id: id.clone(),
@@ -201,7 +252,25 @@ pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, 
             if let Err(r) = db::challenges::reopen(&ctx.pool, &c.id).await {
                 tracing::warn!(error = format!("{r:#}"), "reopening a challenge failed");
             }
-            return Err(e.into());
+            return Err(match e {
+                CreateError::Busy(busy) if busy.player == players[1] => ChallengeError::Busy {
+                    busy,
+                    yours: true,
+                    message: "You are playing a game with a clock: finish it, then accept this challenge. \
+                              It stays open until then."
+                        .into(),
+                },
+                CreateError::Busy(busy) => ChallengeError::Busy {
+                    message: format!(
+                        "{} is playing another game with a clock right now, so this game cannot start. \
+                         The challenge stays open: accept it when that game is over.",
+                        busy.name
+                    ),
+                    busy,
+                    yours: false,
+                },
+                other => other.into(),
+            });
         }
     };
     if let Err(e) = players_started(ctx, &players).await {

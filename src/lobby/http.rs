@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::game::identity::Identity;
 use crate::game::live::{CreateGame, PlayerRef};
 use crate::game::rating::{Perf, START};
-use crate::game::store::CreateError;
+use crate::game::store::{self, CreateError};
 use crate::game::{GameId, TimeControl, random_base62};
 use crate::startup::AppState;
 
@@ -97,19 +97,19 @@ async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<
     }
 }
 
-/// Refuses a player who is in a started game with a clock: that game comes first.
-async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
-    let (users, guests) = match who {
-        PlayerRef::User(u) => (vec![*u], Vec::new()),
-        PlayerRef::Guest(g) => (Vec::new(), vec![g.clone()]),
-        PlayerRef::Bot(_) => return Ok(()),
-    };
-    match db::games::playing_clocked(&state.pool, &users, &guests).await.map_err(|e| internal(&e))? {
-        Some(_) => Err(ApiError::new(
+/// Refuses a player who is in a started game with a clock: that game comes first. The answer
+/// carries the game (`game`, `url`), so the page can offer the way back to it.
+///
+/// # Errors
+/// 409 `already_playing`; database failures.
+pub async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
+    match store::busy(&state.pool, std::slice::from_ref(who)).await.map_err(|e| internal(&e))? {
+        Some(busy) => Err(ApiError::new(
             StatusCode::CONFLICT,
             "already_playing",
-            "you are playing a game with a clock: finish it first",
-        )),
+            "You are playing a game with a clock: finish it before you look for another one.",
+        )
+        .with_game(busy.game)),
         None => Ok(()),
     }
 }
@@ -287,6 +287,22 @@ async fn accept_seek(
                 state.lobby.publish(&HubMsg::SeekAdd(Seek::from_row(&row))).await;
             }
             return match e {
+                // The accepter was checked above: the owner is the one who started a game meanwhile,
+                // unless the accepter did, on another page, in the same moment.
+                CreateError::Busy(busy) if busy.player == owner => Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    "not_started",
+                    format!(
+                        "{} started another game meanwhile, so this seek cannot start. Choose another one.",
+                        busy.name
+                    ),
+                )),
+                CreateError::Busy(busy) => Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    "already_playing",
+                    "You have just started another game with a clock: finish it before you look for another one.",
+                )
+                .with_game(busy.game)),
                 CreateError::Invalid(m) => Err(ApiError::new(StatusCode::CONFLICT, "not_started", m)),
                 CreateError::Other(e) => Err(internal(&e)),
             };

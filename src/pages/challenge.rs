@@ -3,13 +3,13 @@
 //! for an open link, anyone) accepts or declines and the challenger waits or cancels.
 
 use actix_session::Session;
-use actix_web::http::header;
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::{PageCtx, render};
+use super::{PageCtx, render, render_status};
 use crate::auth::{csrf, current_user};
 use crate::db;
 use crate::error::PageError;
@@ -33,6 +33,7 @@ impl From<ChallengeError> for PageError {
         match e {
             ChallengeError::NotFound(_) => PageError::NotFound,
             ChallengeError::Forbidden(m) | ChallengeError::Invalid(m) => PageError::BadRequest(m),
+            ChallengeError::Busy { message, .. } => PageError::Conflict(message),
             ChallengeError::Other(e) => PageError::Internal(e),
         }
     }
@@ -57,8 +58,8 @@ pub struct ChallengeForm {
     color: String,
 }
 
-fn terms(form: &ChallengeForm) -> Result<Terms, PageError> {
-    let clock = TimeControl::parse_offer(&form.time).map_err(PageError::BadRequest)?;
+fn terms(form: &ChallengeForm) -> Result<Terms, ChallengeError> {
+    let clock = TimeControl::parse_offer(&form.time).map_err(ChallengeError::Invalid)?;
     Ok(Terms {
         variant: form.variant.clone(),
         clock,
@@ -76,8 +77,14 @@ async fn create(
 ) -> Result<HttpResponse, PageError> {
     csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other(&format!("/login?next=/@/{path}"))) };
-    let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms(&form)?).await?;
-    Ok(see_other(&format!("/challenge/{}", c.id)))
+    let sent = match terms(&form) {
+        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms).await,
+        Err(e) => Err(e),
+    };
+    match sent {
+        Ok(c) => Ok(see_other(&format!("/challenge/{}", c.id))),
+        Err(e) => refused(&state, &session, &path, e).await,
+    }
 }
 
 #[tracing::instrument(skip_all)]
@@ -88,8 +95,46 @@ async fn create_open(
 ) -> Result<HttpResponse, PageError> {
     csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other("/login")) };
-    let c = challenge::create(&state.lobby_ctx(), user.id, None, &terms(&form)?).await?;
-    Ok(see_other(&format!("/challenge/{}", c.id)))
+    let sent = match terms(&form) {
+        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, None, &terms).await,
+        Err(e) => Err(e),
+    };
+    match sent {
+        Ok(c) => Ok(see_other(&format!("/challenge/{}", c.id))),
+        Err(e) => refused(&state, &session, &user.name, e).await,
+    }
+}
+
+/// A challenge refused when it is sent: the profile it was sent from again, its form open with
+/// the reason (409 when a running game stands in the way, 422 for terms that cannot be played).
+async fn refused(
+    state: &AppState,
+    session: &Session,
+    profile: &str,
+    e: ChallengeError,
+) -> Result<HttpResponse, PageError> {
+    let (status, message, busy_game) = match e {
+        ChallengeError::Busy { busy, yours, message } => {
+            (StatusCode::CONFLICT, message, yours.then(|| busy.game.to_string()))
+        }
+        ChallengeError::Invalid(m) => (StatusCode::UNPROCESSABLE_ENTITY, capitalised(&m), None),
+        other => return Err(other.into()),
+    };
+    let mut page = super::profile::profile_page(state, session, profile, 1).await?;
+    page.challenge_error = Some(message);
+    page.busy_game = busy_game;
+    render_status(&page, status)
+}
+
+/// A sentence from a short reason: capital first letter, final full stop.
+fn capitalised(reason: &str) -> String {
+    let mut chars = reason.chars();
+    let mut out: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+    out.push_str(chars.as_str());
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
 }
 
 /// The challenge page.
@@ -126,6 +171,10 @@ pub struct ChallengePage {
     pub can_decline: bool,
     /// Decline reasons: (key, sentence).
     pub reasons: Vec<(&'static str, &'static str)>,
+    /// Why accepting did not start the game (the challenge stays open).
+    pub refusal: Option<String>,
+    /// The viewer's running game, when that is what stands in the way.
+    pub busy_game: Option<String>,
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
@@ -135,14 +184,27 @@ async fn show(
     session: Session,
     path: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    if crate::game::GameId::parse(&path).is_none() {
+    match challenge_page(&req, &state, &session, &path).await? {
+        Some(page) => render(&page),
+        None => Ok(see_other(&format!("/{path}"))),
+    }
+}
+
+/// The page of a challenge, `None` once it was accepted (its game is the page then).
+async fn challenge_page(
+    req: &HttpRequest,
+    state: &AppState,
+    session: &Session,
+    id: &str,
+) -> Result<Option<ChallengePage>, PageError> {
+    if crate::game::GameId::parse(id).is_none() {
         return Err(PageError::NotFound);
     }
-    let c = db::challenges::find(&state.pool, &path).await?.ok_or(PageError::NotFound)?;
+    let c = db::challenges::find(&state.pool, id).await?.ok_or(PageError::NotFound)?;
     if c.status == "accepted" {
-        return Ok(see_other(&format!("/{}", c.id)));
+        return Ok(None);
     }
-    let viewer = current_user(&session).map(|u| u.id);
+    let viewer = current_user(session).map(|u| u.id);
     let lapsed = c.status == "created" && c.expires_at <= OffsetDateTime::now_utc();
     let open = c.status == "created" && !lapsed;
     let mine = viewer == Some(c.challenger_id);
@@ -157,9 +219,9 @@ async fn show(
         _ => None,
     };
     let info = chessgold_engine::registry::variant(&c.variant);
-    render(&ChallengePage {
-        ctx: PageCtx::new(&session)?,
-        url: format!("{}/challenge/{}", crate::api::lichess::base_url(&req), c.id),
+    Ok(Some(ChallengePage {
+        ctx: PageCtx::new(session)?,
+        url: format!("{}/challenge/{}", crate::api::lichess::base_url(req), c.id),
         id: c.id.clone(),
         challenger: c.challenger_name.clone(),
         dest: c.dest_name.clone(),
@@ -173,7 +235,9 @@ async fn show(
         can_accept,
         can_decline: open && c.dest_id.is_some() && viewer == c.dest_id,
         reasons: DECLINE_REASONS.iter().map(|k| (*k, decline_text(k))).collect(),
-    })
+        refusal: None,
+        busy_game: None,
+    }))
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
@@ -187,7 +251,20 @@ async fn accept(
     csrf::verify(&session, form.csrf_token())?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
-    let game = challenge::accept(&state.lobby_ctx(), &path, player).await?;
+    let game = match challenge::accept(&state.lobby_ctx(), &path, player).await {
+        Ok(game) => game,
+        // A running game stands in the way: the challenge page again, saying so, with the
+        // challenge still open.
+        Err(ChallengeError::Busy { busy, yours, message }) => {
+            let Some(mut page) = challenge_page(&req, &state, &session, &path).await? else {
+                return Ok(see_other(&format!("/{path}")));
+            };
+            page.refusal = Some(message);
+            page.busy_game = yours.then(|| busy.game.to_string());
+            return render_status(&page, StatusCode::CONFLICT);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut resp = see_other(&format!("/{game}"));
     if let Some(c) = cookie {
         resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;

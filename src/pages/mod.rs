@@ -10,13 +10,15 @@ pub mod tokens;
 use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use anyhow::Context;
 use askama::Template;
 use chessgold_engine::registry::{VariantInfo, variant, variants};
 
 use crate::auth::{SessionUser, csrf, current_user};
 use crate::error::PageError;
+use crate::game::identity::Identity;
+use crate::startup::AppState;
 
 /// What the base layout needs on every page.
 #[derive(Debug, Clone, Default)]
@@ -127,13 +129,80 @@ pub struct HomePage {
     pub hero: String,
     /// The quick-pairing time controls: (`3+2`, speed name).
     pub times: Vec<(String, &'static str)>,
+    /// The visitor's games in play, those with a clock (which stop a new pairing) first.
+    pub playing: Vec<PlayingView>,
+}
+
+impl HomePage {
+    /// Whether one of the visitor's games has a clock (and so stops a new pairing).
+    pub fn playing_clocked(&self) -> bool {
+        self.playing.iter().any(|g| g.clocked)
+    }
+}
+
+/// A game the visitor is playing, as the home page shows it.
+#[derive(Debug, Clone)]
+pub struct PlayingView {
+    /// Game id.
+    pub id: String,
+    /// The opponent: an account name, `Anonymous`, or the bot's name.
+    pub opponent: String,
+    /// Variant name.
+    pub variant: String,
+    /// `5+3`, or `Unlimited`.
+    pub time: String,
+    /// Rated.
+    pub rated: bool,
+    /// The visitor's colour.
+    pub color: String,
+    /// Has a clock (and so stops a new pairing until it is over).
+    pub clocked: bool,
+}
+
+/// Games in play shown on the home page at most.
+const PLAYING_SHOWN: i64 = 10;
+
+impl PlayingView {
+    fn of(g: crate::db::games::OngoingRow) -> PlayingView {
+        let bot = g.opponent_bot.and_then(|n| u8::try_from(n).ok()).and_then(chessgold_bot::Level::new);
+        let clock = g.clock_limit.zip(g.clock_increment).and_then(|(l, i)| crate::game::TimeControl::new(l, i));
+        PlayingView {
+            opponent: match (g.opponent, bot) {
+                (Some(name), _) => name,
+                (None, Some(level)) => crate::bots::display_name(level),
+                (None, None) => "Anonymous".into(),
+            },
+            variant: variant(&g.variant).map_or_else(|| g.variant.clone(), |v| v.name.to_string()),
+            time: clock.map_or_else(|| "Unlimited".to_string(), |c| c.show()),
+            clocked: clock.is_some(),
+            rated: g.rated,
+            color: g.color,
+            id: g.id,
+        }
+    }
+}
+
+/// The games in play of the requester: their account's, and those of the guest they are (or
+/// were before logging in).
+///
+/// # Errors
+/// Database failures.
+pub async fn playing(state: &AppState, identity: &Identity) -> Result<Vec<PlayingView>, PageError> {
+    let users: Vec<uuid::Uuid> = identity.user.iter().map(|u| u.id).collect();
+    let guests: Vec<String> = identity.guest.iter().cloned().collect();
+    if users.is_empty() && guests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = crate::db::games::ongoing_of_players(&state.pool, &users, &guests, PLAYING_SHOWN).await?;
+    Ok(rows.into_iter().map(PlayingView::of).collect())
 }
 
 /// A Chess Gold middlegame for the home page: armies bought and placed on both sides.
 const HERO_BOARD: &str = "r3k3/ppq2p2/2n1b3/8/4P3/2N2N2/PP1B4/3QK2R";
 
 #[tracing::instrument(skip_all)]
-async fn home(session: Session) -> Result<HttpResponse, PageError> {
+async fn home(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
+    let playing = playing(&state, &Identity::of(&req, &session, &state.guest_key)).await?;
     let coming = rules::BOOKS.iter().filter(|b| variant(b.id).is_none()).map(|b| (b.name, b.tagline)).collect();
     let pieces = variant("gold").or_else(|| variant("standard")).map(|v| v.pieces);
     let hero =
@@ -149,6 +218,7 @@ async fn home(session: Session) -> Result<HttpResponse, PageError> {
                 (format!("{m}+{s}"), crate::game::Speed::of(crate::game::TimeControl::new(m * 6000, s * 100)).name())
             })
             .collect(),
+        playing,
     })
 }
 

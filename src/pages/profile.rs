@@ -182,6 +182,10 @@ pub struct ProfilePage {
     pub variants: Vec<(&'static str, &'static str)>,
     /// Time controls of the challenge form (`3+2`).
     pub times: Vec<String>,
+    /// Why the challenge form was refused (shown in the open form).
+    pub challenge_error: Option<String>,
+    /// The viewer's running game, when that is what refused the challenge.
+    pub busy_game: Option<String>,
 }
 
 /// The profile's query string.
@@ -211,7 +215,21 @@ async fn profile(
     query: web::Query<ProfileQuery>,
 ) -> Result<HttpResponse, PageError> {
     let asked = parse_page(query.page.as_deref())?;
-    let user = db::users::find_by_name(&state.pool, &path).await?.ok_or(PageError::NotFound)?;
+    render(&profile_page(&state, &session, &path, asked).await?)
+}
+
+/// The profile of `username` at page `asked` of its games (the challenge form's refusals show it
+/// again with their message).
+///
+/// # Errors
+/// [`PageError::NotFound`] for an unknown name; database failures.
+pub async fn profile_page(
+    state: &AppState,
+    session: &Session,
+    username: &str,
+    asked: i64,
+) -> Result<ProfilePage, PageError> {
+    let user = db::users::find_by_name(&state.pool, username).await?.ok_or(PageError::NotFound)?;
     let since = db::users::created_at(&state.pool, user.id).await?.map(date_text).unwrap_or_default();
     let perfs = db::profiles::perfs(&state.pool, user.id)
         .await?
@@ -241,9 +259,9 @@ async fn profile(
         .into_iter()
         .map(game_line)
         .collect();
-    let ctx = PageCtx::reading(&session)?;
+    let ctx = PageCtx::reading(session)?;
     let own = ctx.user.as_ref().is_some_and(|u| u.id == user.id);
-    render(&ProfilePage {
+    Ok(ProfilePage {
         ctx,
         own,
         variants: variants().iter().map(|v| (v.id, v.name)).collect(),
@@ -260,6 +278,8 @@ async fn profile(
         games,
         page,
         pages,
+        challenge_error: None,
+        busy_game: None,
     })
 }
 

@@ -11,7 +11,10 @@ function newSri() {
   return Array.from(bytes, (b) => ALPHABET[b % 62]).join("");
 }
 
-/** POSTs JSON to the lobby API; resolves to the body, rejects with a readable message. */
+/**
+ * POSTs JSON to the lobby API; resolves to the body, rejects with a readable message (and, when
+ * the player's running game is what refused it, that game's `url`).
+ */
 async function post(path, body) {
   let response;
   try {
@@ -30,7 +33,11 @@ async function post(path, body) {
   } catch {
     json = null;
   }
-  if (!response.ok) throw new Error(json?.error ?? `The server answered ${response.status}.`);
+  if (!response.ok) {
+    const error = new Error(json?.error ?? `The server answered ${response.status}.`);
+    if (typeof json?.url === "string") error.url = json.url;
+    throw error;
+  }
   return json;
 }
 
@@ -55,6 +62,18 @@ class Lobby {
   say(text, error = false) {
     this.status.textContent = text;
     this.status.classList.toggle("error", error);
+  }
+
+  /** Shows a refusal, with the way back to the player's running game when that is the reason. */
+  fail(e) {
+    this.say(e.message, true);
+    if (e.url) {
+      const a = document.createElement("a");
+      a.href = e.url;
+      a.className = "lobby-continue";
+      a.textContent = "Continue your game";
+      this.status.append(" ", a);
+    }
   }
 
   bindTabs() {
@@ -87,7 +106,7 @@ class Lobby {
       }
       this.sayPools();
     } catch (e) {
-      this.say(e.message, true);
+      this.fail(e);
     }
   }
 
@@ -107,7 +126,7 @@ class Lobby {
       for (const key of [...this.pools.keys()]) await this.leavePool(key);
       this.sayPools();
     } catch (e) {
-      this.say(e.message, true);
+      this.fail(e);
     }
   }
 
@@ -129,7 +148,7 @@ class Lobby {
         await post("/api/lobby/seek", body);
         this.say("Your seek is open: it stays while this page is open.");
       } catch (e) {
-        this.say(e.message, true);
+        this.fail(e);
       }
     });
   }
@@ -222,7 +241,7 @@ class Lobby {
           location.href = r.url;
         }
       } catch (e) {
-        this.say(e.message, true);
+        this.fail(e);
       }
     };
     tr.addEventListener("click", go);

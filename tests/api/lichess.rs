@@ -300,8 +300,9 @@ async fn resign_draw_and_chat_go_through_the_round() {
     assert_eq!(r.status().as_u16(), 400);
 }
 
-/// A player already in a clocked game cannot start another: the accept is refused, the
-/// challenge stays open, and once the game is over it can be accepted.
+/// A player already in a clocked game cannot start another: the accept is refused (409, in
+/// words, with the way back to the running game), the challenge stays open, and once the game is
+/// over it can be accepted.
 #[tokio::test]
 async fn a_busy_player_accepts_a_challenge_only_after_the_game() {
     let app = spawn_app().await;
@@ -310,16 +311,19 @@ async fn a_busy_player_accepts_a_challenge_only_after_the_game() {
     let carol = player(&app, "carol", ALL).await;
     let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
     let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
-    let first = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
+    // Carol's challenge comes while bob is free (sent to a busy player, it would be refused).
     let r =
         post_form(&app, Some(&carol.token), "/api/challenge/bob", &[("clock.limit", "180"), ("clock.increment", "2")])
             .await;
     let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
     b_events.until("challenge").await;
+    let first = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
     let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
-    let status = r.status().as_u16();
-    let text = r.text().await.unwrap();
-    assert!((400..500).contains(&status) && text.contains("already playing"), "{status} {text}");
+    assert_eq!(r.status().as_u16(), 409);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "already_playing");
+    assert_eq!(body["url"], format!("/{first}").as_str());
+    assert!(body["error"].as_str().unwrap().starts_with("You are playing a game with a clock"), "{body}");
     let games: (i64,) = sqlx::query_as("SELECT count(*) FROM games").fetch_one(&app.db_pool).await.unwrap();
     assert_eq!(games.0, 1, "no second game");
     assert_eq!(
@@ -416,6 +420,12 @@ async fn board_seeks_pair_two_token_users() {
     .await;
     assert_eq!(r.status().as_u16(), 400);
     assert!(r.text().await.unwrap().contains("color=random"));
+    // A good seek while the game with a clock goes on: refused with the way back to it.
+    let r = post_form(&app, Some(&alice.token), "/api/board/seek", &[("time", "3"), ("increment", "2")]).await;
+    assert_eq!(r.status().as_u16(), 409);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "already_playing");
+    assert_eq!(body["game"], ga["game"]["gameId"]);
     assert!(app.state_pools_empty().await);
 }
 
@@ -526,9 +536,15 @@ async fn an_open_challenge_link_is_accepted_by_a_guest() {
     let r = other.http.get(app.url(&format!("/challenge/{id}"))).send().await.unwrap();
     assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
 
+    // While that game goes on, another link with a clock is refused; once it is over, it goes.
+    let rated_link = [("rated", "true"), ("clock.limit", "300")];
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &rated_link).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "already_playing");
+    let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/resign"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
     // A rated link needs an account.
-    let r =
-        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("rated", "true"), ("clock.limit", "300")]).await;
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &rated_link).await;
     let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
     let page = other.html(&format!("/challenge/{id}")).await;
     assert!(!page.contains("id=\"accept-form\""));

@@ -1,12 +1,15 @@
 mod accounts;
 mod browser;
+mod challenges;
 mod cli;
+mod error_pages;
 mod health;
 mod helpers;
 mod lichess;
 mod lobby;
 mod local_play;
 mod pages;
+mod playing;
 mod profiles;
 mod redis;
 mod round;

@@ -106,6 +106,11 @@ async fn the_export_of_a_rated_fools_mate_is_exact() {
     let resp = app.get(&format!("/game/export/{id}")).await;
     assert_eq!(resp.status().as_u16(), 200);
     assert_eq!(resp.headers()["content-type"], "application/x-chess-pgn; charset=utf-8");
+    // A download named as lichess names its exports.
+    assert_eq!(
+        resp.headers()["content-disposition"],
+        format!(r#"attachment; filename="chessgold_standard_whitey_vs_blacky_{date}_{id}.pgn""#).as_str()
+    );
     let text = resp.text().await.unwrap();
     let expected = format!(
         r#"[Event "Rated Standard game"]
@@ -146,6 +151,10 @@ async fn a_loot_box_export_publishes_the_seed_only_once_the_game_is_over() {
             && text.contains("[TimeControl \"-\"]")
     );
     assert!(text.contains("[Event \"Casual Chess Gold: Loot Boxes game\"]"), "{text}");
+    let resp = app.get(&format!("/game/export/{id}")).await;
+    let name = resp.headers()["content-disposition"].to_str().unwrap().to_string();
+    assert!(name.starts_with(r#"attachment; filename="chessgold_lootbox_Anonymous_vs_Anonymous_"#), "{name}");
+    assert!(name.ends_with(&format!(r#"_{id}.pgn""#)), "{name}");
     assert!(text.ends_with("\n\n1. N@c3 e8e7 *\n"), "{text}");
 
     assert_eq!(bs.command("resign").await["t"], "ack");

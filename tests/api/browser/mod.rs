@@ -26,6 +26,7 @@ use crate::helpers::{TestApp, spawn_app};
 mod board;
 mod live;
 mod lobby;
+mod server_pages;
 
 /// One browser at a time: the machines have two cores.
 static ONE_BROWSER: Semaphore = Semaphore::const_new(1);

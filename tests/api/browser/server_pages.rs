@@ -1,0 +1,49 @@
+//! Pages the server says things on: the home page of a player in a game, and the lobby's refusal
+//! with the way back to that game.
+
+use super::*;
+
+/// A guest in a game with a clock opens the home page: it says so and links to the game; a
+/// click on a quick-pairing pool is refused in words, with a link that leads back to the game.
+#[tokio::test]
+async fn home_a_player_in_a_clocked_game_is_shown_the_way_back_to_it() {
+    let (app, browser, _permit) = session().await;
+    browser.goto("/game/new").await;
+    browser.wait_for("the new-game form", "document.querySelector('form.new-game')").await;
+    browser
+        .js("const f = document.querySelector('form.new-game'); f.variant.value = 'standard'; f.time.value = '5+0'; \
+             f.querySelector('[name=color][value=white]').checked = true; f.submit(); return null;")
+        .await;
+    browser.wait_for("the game page", "document.querySelector('#board-app')").await;
+    let path = browser.js("return location.pathname;").await;
+    let path = path.as_str().expect("a path").to_string();
+    let opponent = SocketPlayer::new(&app);
+    opponent.post_form(&path, &format!("/game{path}/join"), &[]).await;
+
+    browser.goto("/").await;
+    browser.wait_for("the playing notice", "document.getElementById('playing')").await;
+    let notice = browser.text("#playing").await;
+    assert!(notice.contains("You are playing Anonymous with white: Standard, 5+0"), "{notice}");
+    assert_eq!(
+        browser.js("return document.querySelector('#playing .playing-game a').getAttribute('href');").await,
+        json!(path)
+    );
+    browser.wait_for("the lobby socket", "document.querySelector('[data-lobby]').dataset.connected === 'true'").await;
+    browser.click(r#"[data-pool="3+2"]"#).await;
+    browser
+        .wait_for("the refusal with its link", "document.querySelector('[data-lobby-status] a.lobby-continue')")
+        .await;
+    let status = browser.text("[data-lobby-status]").await;
+    assert!(status.starts_with("You are playing a game with a clock: finish it"), "{status}");
+    assert_eq!(
+        browser.js(r#"return document.querySelector('[data-pool="3+2"]').getAttribute('aria-pressed');"#).await,
+        json!("false")
+    );
+    browser.click("[data-lobby-status] a.lobby-continue").await;
+    browser
+        .wait_for(
+            "back on the game",
+            &format!("location.pathname === '{path}' && document.querySelector('#board-app')"),
+        )
+        .await;
+}

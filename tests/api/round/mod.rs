@@ -8,7 +8,9 @@
 mod bots;
 mod chat;
 mod clocks;
+mod first_move;
 pub mod instances;
+mod offers;
 mod play;
 mod protocol;
 mod ratings;

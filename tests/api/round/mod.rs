@@ -11,6 +11,7 @@ mod clocks;
 mod first_move;
 pub mod instances;
 mod offers;
+mod page;
 mod play;
 mod protocol;
 mod ratings;

@@ -832,8 +832,8 @@ impl Round {
             _ => None,
         };
         let limits = bots::limits(clock, &cfg);
-        // A quarter of the time left for this turn (first-move allowance or clock) may go on
-        // waiting for a search slot; unlimited games wait as long as it takes.
+        // A quarter of the time left on the running clock may go on waiting for a search slot;
+        // where nothing runs (unlimited games, the first turns) the wait costs nothing.
         let max_wait = self.live.deadline(&cfg).map(|d| {
             let left = (d - now).whole_milliseconds().max(0);
             Duration::from_millis(u64::try_from(left / 4).unwrap_or(0))

@@ -386,7 +386,7 @@ pub async fn touch_seats(
 }
 
 /// Ids of games that may be due to end by themselves: being played and past a first-move
-/// deadline or possibly out of time (the caller checks exactly).
+/// deadline (games with a bot have none) or possibly out of time (the caller checks exactly).
 ///
 /// # Errors
 /// Database failures.
@@ -394,7 +394,8 @@ pub async fn due_games(db: impl PgExecutor<'_>, first_move_cs: i64) -> anyhow::R
     sqlx::query_scalar!(
         "SELECT id FROM games
          WHERE status = 20 AND turn_at IS NOT NULL AND (
-            (turns < 2 AND turn_at + make_interval(secs => $1::bigint / 100.0) <= now())
+            (turns < 2 AND turn_at + make_interval(secs => $1::bigint / 100.0) <= now()
+                AND NOT EXISTS (SELECT 1 FROM game_players p WHERE p.game_id = games.id AND p.bot_level IS NOT NULL))
             OR (turns >= 2 AND clock_limit IS NOT NULL
                 AND turn_at + make_interval(secs => LEAST(white_clock, black_clock) / 100.0) <= now()))
          ORDER BY turn_at LIMIT 500",

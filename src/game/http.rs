@@ -336,6 +336,23 @@ pub struct GamePage {
     pub chat: Vec<ChatView>,
     /// The rematch's id, once created.
     pub rematch: Option<String>,
+    /// The page's title: "White vs Black in Variant".
+    pub title: String,
+}
+
+/// The site's name, as the page titles end.
+const SITE_NAME: &str = "Chess Gold";
+
+/// A game page's title as lichess writes it, "White vs Black in Variant", whoever looks: the site's
+/// name is added once, unless the variant's name already says it ("Chess Gold: Loot Boxes").
+pub fn game_title(white: &str, black: &str, variant: &str) -> String {
+    let seat = |name: &str| if name.is_empty() { "(waiting)".to_string() } else { name.to_string() };
+    let mut title = format!("{} vs {} in {variant}", seat(white), seat(black));
+    if !variant.contains(SITE_NAME) {
+        title.push_str(" · ");
+        title.push_str(SITE_NAME);
+    }
+    title
 }
 
 fn clock_text(cs: i32) -> String {
@@ -397,6 +414,7 @@ async fn render_game(
             clock: clocks.map(|c2| clock_text(c2[c.index()])).unwrap_or_default(),
         }
     };
+    let seat_name = |c: Color| live.seats[c.index()].as_ref().map_or_else(String::new, |s| s.name.clone());
     let bottom = you.unwrap_or(Color::White);
     let waiting = live.status == Status::Created;
     let can_join = waiting && you.is_none() && !(live.rated && identity.user.is_none());
@@ -435,6 +453,7 @@ async fn render_game(
         chat_room: room,
         chat,
         rematch: live.rematch_id.clone(),
+        title: game_title(&seat_name(Color::White), &seat_name(Color::Black), live.info.name),
     };
     render(&page)
 }
@@ -510,4 +529,16 @@ pub async fn export(state: web::Data<AppState>, path: web::Path<String>) -> Resu
             "clocks": a.clocks.map(|c| json!({"white": c[0], "black": c[1]})),
         })).collect::<Vec<_>>(),
     })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::game_title;
+
+    #[test]
+    fn a_game_title_names_white_then_black_then_the_variant_and_the_site_once() {
+        assert_eq!(game_title("alice", "bob", "Standard"), "alice vs bob in Standard · Chess Gold");
+        assert_eq!(game_title("alice", "bob", "Chess Gold"), "alice vs bob in Chess Gold");
+        assert_eq!(game_title("alice", "", "Chess Gold: Loot Boxes"), "alice vs (waiting) in Chess Gold: Loot Boxes");
+    }
 }

@@ -111,6 +111,67 @@ pub struct Offers {
     pub rematch: Option<Color>,
 }
 
+/// An offer one player makes to the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferKind {
+    /// A draw.
+    Draw,
+    /// Taking back the requester's last turn.
+    Takeback,
+    /// A new game after this one.
+    Rematch,
+}
+
+impl OfferKind {
+    /// The protocol's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            OfferKind::Draw => "draw",
+            OfferKind::Takeback => "takeback",
+            OfferKind::Rematch => "rematch",
+        }
+    }
+}
+
+/// How an offer ended without being accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// The other player said no.
+    Declined,
+    /// The player who made it took it back.
+    Withdrawn,
+    /// A player played on instead of answering.
+    Lapsed,
+}
+
+impl Closing {
+    /// The protocol's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Closing::Declined => "declined",
+            Closing::Withdrawn => "withdrawn",
+            Closing::Lapsed => "lapsed",
+        }
+    }
+}
+
+/// An offer that ended without being accepted, so that the one who made it can be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    /// What was offered.
+    pub offer: OfferKind,
+    /// Who ended it (the decliner, the withdrawer, the player who played on).
+    pub by: Color,
+    /// How.
+    pub how: Closing,
+}
+
+impl Closed {
+    fn view(self) -> Value {
+        json!({"offer": self.offer.name(), "by": self.by.name(), "how": self.how.name()})
+    }
+}
+
 /// A room event to store and announce: its type and stored data.
 #[derive(Debug, Clone)]
 pub struct Event {
@@ -253,12 +314,29 @@ impl Live {
         Some(c)
     }
 
+    /// Whether a bot sits in the game.
+    pub fn has_bot(&self) -> bool {
+        self.bots().next().is_some()
+    }
+
+    /// Whether a missing first move ends the game. The rule protects a human opponent from
+    /// waiting for someone who never plays; a bot waits without harm, so a person may read the
+    /// rules or the shop before the first move against it (as lichess never aborts games against
+    /// its AI).
+    pub fn first_move_due(&self) -> bool {
+        !self.has_bot()
+    }
+
     /// The `clocks` object of the protocol at `now`.
     pub fn clocks_view(&self, now: OffsetDateTime, cfg: &GameSettings) -> Value {
         let c = self.clocks_at(now);
         let first_move = if self.status == Status::Started && self.turns < 2 {
-            let waited = self.turn_at.map_or(0, |at| cs_between(at, now));
-            json!({"color": self.engine.turn().name(), "cs": (cfg.first_move_cs() - waited).max(0)})
+            // `cs` is the time left for the first move, or null where none is due.
+            let left = self.first_move_due().then(|| {
+                let waited = self.turn_at.map_or(0, |at| cs_between(at, now));
+                (cfg.first_move_cs() - waited).max(0)
+            });
+            json!({"color": self.engine.turn().name(), "cs": left})
         } else {
             Value::Null
         };
@@ -277,7 +355,8 @@ impl Live {
         }
         let at = self.turn_at?;
         if self.turns < 2 {
-            return Some(add_cs(at, cfg.first_move_cs()));
+            // The clocks start after both first turns: before that only a first move may be due.
+            return self.first_move_due().then(|| add_cs(at, cfg.first_move_cs()));
         }
         let c = self.clocks?;
         Some(add_cs(at, i64::from(c[self.engine.turn().index()])))
@@ -307,6 +386,17 @@ impl Live {
             "takeback": color_name(self.offers.takeback),
             "rematch": color_name(self.offers.rematch),
         })
+    }
+
+    /// The `offers` event: who offers what now, and the offers this step ended unaccepted.
+    fn offers_event(&self, closed: &[Closed]) -> Event {
+        let mut d = self.offers_view();
+        if !closed.is_empty()
+            && let Some(obj) = d.as_object_mut()
+        {
+            obj.insert("closed".into(), closed.iter().map(|c| c.view()).collect());
+        }
+        Event { t: "offers", d }
     }
 
     fn status_view(&self) -> Value {
@@ -361,8 +451,18 @@ impl Live {
             "seed": seed,
             "salt": salt,
             "rematch": self.rematch_id,
+            "clock_history": self.clock_history(),
             "state": serde_json::to_value(self.snapshot()).unwrap_or(Value::Null),
         })
+    }
+
+    /// Both clocks (White's, Black's, centiseconds) after each action, for replays; null in a
+    /// game without clocks.
+    fn clock_history(&self) -> Value {
+        if self.clock.is_none() {
+            return Value::Null;
+        }
+        self.actions.iter().map(|a| a.clocks.map_or(Value::Null, |c| json!([c[0], c[1]]))).collect()
     }
 
     /// The `end` event's data (ratings are filled in by the store for rated games).
@@ -504,14 +604,18 @@ impl Live {
         });
         // An offer of the opponent lapses when this player plays instead of answering it.
         let before = self.offers;
+        let mut closed = Vec::new();
         if turn_ended {
             if self.offers.draw == Some(!seat) {
                 self.offers.draw = None;
+                closed.push(Closed { offer: OfferKind::Draw, by: seat, how: Closing::Lapsed });
             }
-            self.offers.takeback = None;
+            if self.offers.takeback.take().is_some_and(|asker| asker != seat) {
+                closed.push(Closed { offer: OfferKind::Takeback, by: seat, how: Closing::Lapsed });
+            }
         }
         if self.offers != before {
-            step.events.push(Event { t: "offers", d: self.offers_view() });
+            step.events.push(self.offers_event(&closed));
         }
         if over {
             let status = match snapshot.status {
@@ -569,26 +673,31 @@ impl Live {
             Some(_) => Ok(Step::default()),
             None => {
                 self.offers.draw = Some(seat);
-                Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+                Ok(Step { events: vec![self.offers_event(&[])], ..Step::default() })
             }
         }
     }
 
-    fn clear_offer(&mut self, pick: fn(&mut Offers) -> &mut Option<Color>, what: &str) -> Result<Step, Refusal> {
-        let slot = pick(&mut self.offers);
-        if slot.is_none() {
-            return Err(refuse("not_allowed", format!("there is no {what} offer to answer")));
-        }
-        *slot = None;
-        Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+    /// Ends a standing offer: withdrawn by the player who made it, declined by the other.
+    fn clear_offer(&mut self, seat: Color, offer: OfferKind) -> Result<Step, Refusal> {
+        let slot = match offer {
+            OfferKind::Draw => &mut self.offers.draw,
+            OfferKind::Takeback => &mut self.offers.takeback,
+            OfferKind::Rematch => &mut self.offers.rematch,
+        };
+        let Some(by) = slot.take() else {
+            return Err(refuse("not_allowed", format!("there is no {} offer to answer", offer.name())));
+        };
+        let how = if by == seat { Closing::Withdrawn } else { Closing::Declined };
+        Ok(Step { events: vec![self.offers_event(&[Closed { offer, by: seat, how }])], ..Step::default() })
     }
 
     /// Declines the opponent's draw offer or withdraws one's own.
     ///
     /// # Errors
     /// No offer stands.
-    pub fn draw_no(&mut self) -> Result<Step, Refusal> {
-        self.clear_offer(|o| &mut o.draw, "draw")
+    pub fn draw_no(&mut self, seat: Color) -> Result<Step, Refusal> {
+        self.clear_offer(seat, OfferKind::Draw)
     }
 
     /// Asks for a takeback, or accepts the opponent's request (casual games).
@@ -608,7 +717,7 @@ impl Live {
                     return Err(refuse("not_allowed", "you have no action to take back"));
                 }
                 self.offers.takeback = Some(seat);
-                Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+                Ok(Step { events: vec![self.offers_event(&[])], ..Step::default() })
             }
         }
     }
@@ -617,8 +726,8 @@ impl Live {
     ///
     /// # Errors
     /// No request stands.
-    pub fn takeback_no(&mut self) -> Result<Step, Refusal> {
-        self.clear_offer(|o| &mut o.takeback, "takeback")
+    pub fn takeback_no(&mut self, seat: Color) -> Result<Step, Refusal> {
+        self.clear_offer(seat, OfferKind::Takeback)
     }
 
     /// Undoes the requester's last turn, and the opponent's turn after it.
@@ -650,7 +759,7 @@ impl Live {
         Ok(Step {
             events: vec![
                 Event { t: "takeback", d: json!({"plies": keep, "clocks": self.clocks_view(now, cfg)}) },
-                Event { t: "offers", d: self.offers_view() },
+                self.offers_event(&[]),
             ],
             truncated: true,
             ..Step::default()
@@ -689,10 +798,7 @@ impl Live {
                     opponent: Some(them),
                 };
                 Ok(Step {
-                    events: vec![
-                        Event { t: "offers", d: self.offers_view() },
-                        Event { t: "rematch", d: json!({"id": id.as_str()}) },
-                    ],
+                    events: vec![self.offers_event(&[]), Event { t: "rematch", d: json!({"id": id.as_str()}) }],
                     rematch: Some((id, create)),
                     ..Step::default()
                 })
@@ -700,7 +806,7 @@ impl Live {
             Some(_) => Ok(Step::default()),
             None => {
                 self.offers.rematch = Some(seat);
-                Ok(Step { events: vec![Event { t: "offers", d: self.offers_view() }], ..Step::default() })
+                Ok(Step { events: vec![self.offers_event(&[])], ..Step::default() })
             }
         }
     }
@@ -709,8 +815,8 @@ impl Live {
     ///
     /// # Errors
     /// No offer stands.
-    pub fn rematch_no(&mut self) -> Result<Step, Refusal> {
-        self.clear_offer(|o| &mut o.rematch, "rematch")
+    pub fn rematch_no(&mut self, seat: Color) -> Result<Step, Refusal> {
+        self.clear_offer(seat, OfferKind::Rematch)
     }
 
     /// Claims victory (or calls a draw) over an opponent away for `away_cs`.
@@ -963,6 +1069,72 @@ mod tests {
         assert_eq!(g.full_view(None, now, &c)["players"]["black"]["bot"], 4);
         g.resign(Color::White, now, &c).unwrap();
         assert_eq!(g.bot_to_move(), None, "nothing to do once the game is over");
+    }
+
+    #[test]
+    fn a_game_against_a_bot_has_no_first_move_deadline_but_its_clocks_run() {
+        let c = cfg();
+        let mut g = game("standard", TimeControl::new(1000, 0));
+        let black = g.seats[1].as_mut().unwrap();
+        black.guest_id = None;
+        black.bot = Some(Level::MIN);
+        g.turn_at = Some(at(0.0));
+        assert_eq!(g.deadline(&c), None, "the human may take as long as they like for the first move");
+        assert!(g.tick(at(3600.0), &c).is_none());
+        assert_eq!(g.clocks_view(at(40.0), &c)["first_move"], json!({"color": "white", "cs": null}));
+        g.play(Color::White, "e2e4", 0, None, at(3600.0), &c).unwrap();
+        g.play(Color::Black, "e7e5", 1, None, at(3601.0), &c).unwrap();
+        assert_eq!(g.clocks_view(at(3602.0), &c)["first_move"], Value::Null);
+        assert_eq!(g.deadline(&c), Some(at(3601.0 + 10.0)), "from now on the clock runs as in any game");
+        g.tick(at(3612.0), &c).unwrap();
+        assert_eq!(g.status, Status::Outoftime);
+    }
+
+    #[test]
+    fn an_offer_that_ends_unaccepted_says_how_and_by_whom() {
+        let c = cfg();
+        let now = OffsetDateTime::now_utc();
+        let mut g = game("standard", None);
+        let closed = |step: &Step| step.events[0].d["closed"].clone();
+        g.draw_yes(Color::White, now, &c).unwrap();
+        let step = g.draw_no(Color::Black).unwrap();
+        assert_eq!(closed(&step), json!([{"offer": "draw", "by": "black", "how": "declined"}]));
+        g.draw_yes(Color::White, now, &c).unwrap();
+        let step = g.draw_no(Color::White).unwrap();
+        assert_eq!(closed(&step), json!([{"offer": "draw", "by": "white", "how": "withdrawn"}]));
+        assert!(matches!(g.draw_no(Color::Black), Err(Refusal::Code("not_allowed", _))));
+        // Black offers a draw and asks for a takeback... after White's move, White plays on.
+        g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
+        g.play(Color::Black, "e7e5", 1, None, now, &c).unwrap();
+        g.draw_yes(Color::Black, now, &c).unwrap();
+        g.takeback_yes(Color::Black, now, &c).unwrap();
+        let step = g.play(Color::White, "g1f3", 2, None, now, &c).unwrap();
+        let offers = step.events.iter().find(|e| e.t == "offers").unwrap();
+        assert_eq!(
+            offers.d["closed"],
+            json!([
+                {"offer": "draw", "by": "white", "how": "lapsed"},
+                {"offer": "takeback", "by": "white", "how": "lapsed"}
+            ])
+        );
+        assert_eq!((offers.d["draw"].clone(), offers.d["takeback"].clone()), (Value::Null, Value::Null));
+        // An offer made and accepted closes nothing.
+        g.draw_yes(Color::White, now, &c).unwrap();
+        let step = g.draw_yes(Color::Black, now, &c).unwrap();
+        assert!(step.events.iter().all(|e| e.d.get("closed").is_none()));
+    }
+
+    #[test]
+    fn the_record_keeps_both_clocks_after_every_action_for_replays() {
+        let c = cfg();
+        let mut g = game("standard", TimeControl::new(6000, 200));
+        g.turn_at = Some(at(0.0));
+        g.play(Color::White, "e2e4", 0, None, at(5.0), &c).unwrap();
+        g.play(Color::Black, "e7e5", 1, None, at(9.0), &c).unwrap();
+        g.play(Color::White, "g1f3", 2, None, at(19.0), &c).unwrap();
+        let view = g.full_view(None, at(20.0), &c);
+        assert_eq!(view["clock_history"], json!([[6000, 6000], [6000, 6000], [6000 - 1000 + 200, 6000]]));
+        assert_eq!(game("standard", None).full_view(None, at(0.0), &c)["clock_history"], Value::Null);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! A round also plays for the bots seated in its game: whenever a bot is to move (at start, after
 //! any commit, after a reload) it asks [`Thinkers`] for the bot's action, off the async threads,
 //! and plays it through the same path as a human's action; it answers the opponent's offers for
-//! the bot (draws and takebacks declined, rematches accepted).
+//! the bot (draws declined, takebacks and rematches accepted).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -152,11 +152,11 @@ fn run_command(
         (Command::Abort, _) => live.abort(now, cfg),
         (Command::Resign, _) => live.resign(seat, now, cfg),
         (Command::DrawYes, _) => live.draw_yes(seat, now, cfg),
-        (Command::DrawNo, _) => live.draw_no(),
+        (Command::DrawNo, _) => live.draw_no(seat),
         (Command::TakebackYes, _) => live.takeback_yes(seat, now, cfg),
-        (Command::TakebackNo, _) => live.takeback_no(),
+        (Command::TakebackNo, _) => live.takeback_no(seat),
         (Command::RematchYes, _) => live.rematch_yes(seat),
-        (Command::RematchNo, _) => live.rematch_no(),
+        (Command::RematchNo, _) => live.rematch_no(seat),
         (Command::ClaimVictory, Some(away)) => live.claim(seat, true, away, now, cfg),
         (Command::ClaimDraw, Some(away)) => live.claim(seat, false, away, now, cfg),
         (Command::ClaimVictory | Command::ClaimDraw, None) => {
@@ -790,10 +790,12 @@ impl Round {
         let cfg = self.ctx.cfg.clone();
         for (seat, _) in bots {
             let offers = self.live.offers;
+            // The bot plays every game to its end: it declines draws. It grants takebacks (casual
+            // games only, as every game against it is), as lichess's AI does.
             let result = if offers.draw == Some(!seat) {
-                self.commit_op(None, Live::draw_no).await
+                self.commit_op(None, |live| live.draw_no(seat)).await
             } else if offers.takeback == Some(!seat) {
-                self.commit_op(None, Live::takeback_no).await
+                self.commit_op(None, |live| live.takeback_yes(seat, now, &cfg)).await
             } else if offers.rematch == Some(!seat) && self.live.rematch_id.is_none() {
                 self.commit_op(None, |live| live.rematch_yes(seat)).await
             } else {
@@ -820,22 +822,18 @@ impl Round {
                 return self.bot_fallback().await;
             }
         };
-        let limits = if self.live.turns < 2 {
-            // The first turn has its own allowance (clocks start after both first turns).
-            let first = u64::try_from(cfg.first_move_cs() * 10 / 4).unwrap_or(0);
-            chessgold_bot::Limits::movetime(cfg.bot_movetime_ms.min(first))
-        } else {
-            let clock = match (self.live.clocks_at(now), self.live.clock) {
-                (Some(c), Some(tc)) => {
-                    let side = self.live.engine.turn().index();
-                    Some((i64::from(c[side]) * 10, i64::from(tc.increment) * 10))
-                }
-                _ => None,
-            };
-            bots::limits(clock, &cfg)
+        // No first move is due in a game with a bot, and the clocks start after both first
+        // turns: the bot's first turn is planned on its whole clock, which does not run yet.
+        let clock = match (self.live.clocks_at(now), self.live.clock) {
+            (Some(c), Some(tc)) => {
+                let side = self.live.engine.turn().index();
+                Some((i64::from(c[side]) * 10, i64::from(tc.increment) * 10))
+            }
+            _ => None,
         };
-        // A quarter of the time left for this turn (first-move allowance or clock) may go on
-        // waiting for a search slot; unlimited games wait as long as it takes.
+        let limits = bots::limits(clock, &cfg);
+        // A quarter of the time left on the running clock may go on waiting for a search slot;
+        // where nothing runs (unlimited games, the first turns) the wait costs nothing.
         let max_wait = self.live.deadline(&cfg).map(|d| {
             let left = (d - now).whole_milliseconds().max(0);
             Duration::from_millis(u64::try_from(left / 4).unwrap_or(0))

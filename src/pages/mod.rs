@@ -257,12 +257,56 @@ pub struct LocalPage {
     pub ctx: PageCtx,
     /// The variant.
     pub variant: VariantCard,
+    /// The seed of a variant with random events (loot boxes): the address's, or a fresh one.
+    pub seed: Option<u64>,
+}
+
+/// The largest seed a local game takes: the page's JavaScript holds numbers exactly up to 2^53 - 1.
+pub const MAX_LOCAL_SEED: u64 = (1 << 53) - 1;
+
+/// The address of a local game: `?seed=` keeps the random events of a game (loot boxes).
+#[derive(Debug, serde::Deserialize)]
+struct LocalQuery {
+    seed: Option<String>,
+}
+
+/// Reads a local game's seed as the address writes it.
+///
+/// # Errors
+/// A sentence saying what is wrong.
+pub fn parse_local_seed(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(seed) if seed <= MAX_LOCAL_SEED && !text.starts_with('+') => Ok(seed),
+        _ => Err(format!("the seed in the address must be a whole number from 0 to {MAX_LOCAL_SEED}")),
+    }
+}
+
+/// A fresh seed for a local game.
+///
+/// # Errors
+/// No randomness is available.
+fn fresh_local_seed() -> anyhow::Result<u64> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    Ok(u64::from_le_bytes(bytes) & MAX_LOCAL_SEED)
 }
 
 #[tracing::instrument(skip(session))]
-async fn local(session: Session, id: web::Path<String>) -> Result<HttpResponse, PageError> {
+async fn local(
+    session: Session,
+    id: web::Path<String>,
+    query: web::Query<LocalQuery>,
+) -> Result<HttpResponse, PageError> {
     let info = variant(&id).ok_or(PageError::NotFound)?;
-    render(&LocalPage { ctx: PageCtx::reading(&session)?, variant: card(info) })
+    let asked = query.seed.as_deref().map(parse_local_seed).transpose().map_err(PageError::BadRequest)?;
+    // Every game with random events gets its own seed; the page keeps it in the address, so a
+    // reload or a shared link replays the same game.
+    let seed = match (info.seeded, asked) {
+        (false, _) => None,
+        (true, Some(seed)) => Some(seed),
+        (true, None) => Some(fresh_local_seed()?),
+    };
+    render(&LocalPage { ctx: PageCtx::reading(&session)?, variant: card(info), seed })
 }
 
 /// The sign-up form.
@@ -351,4 +395,18 @@ pub struct ErrorPage {
     pub title: &'static str,
     /// Explanation.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_LOCAL_SEED, parse_local_seed};
+
+    #[test]
+    fn a_local_seed_is_a_whole_number_javascript_holds_exactly() {
+        assert_eq!(parse_local_seed("0"), Ok(0));
+        assert_eq!(parse_local_seed("9007199254740991"), Ok(MAX_LOCAL_SEED));
+        for bad in ["9007199254740992", "-1", "+5", "1.5", "", "abc", " 7"] {
+            assert!(parse_local_seed(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -23,6 +23,9 @@ import { colorName, reasonText, scoreText } from "./format.js";
 const SOUND_ON = `${ICONS.soundOn}<span class="label">Sound</span>`;
 const SOUND_OFF = `${ICONS.soundOff}<span class="label">Muted</span>`;
 
+/** Offers by name, as the notices say them. */
+const OFFER_NAMES = { draw: "draw offer", takeback: "takeback request", rematch: "rematch offer" };
+
 /** Claims open once the opponent has been gone this long (docs/api.md). */
 const CLAIM_AFTER_S = 30;
 /** The opponent counts as gone (and the claim countdown shows) after this long. */
@@ -77,6 +80,7 @@ export class LiveGame {
     this.you = this.game.you ?? (root.dataset.color || null);
     this.pending = null; // {text, ply, acked} of the action sent and not yet seen played
     this.browsing = null; // the ply shown while looking back, or null
+    this.fetching = null; // the ply whose state is being asked of the server, or null
     this.states = new Map(); // ply -> state, for looking back
     this.states.set(this.game.state.actions.length, this.game.state);
     this.crowd = { white: null, black: null };
@@ -87,14 +91,20 @@ export class LiveGame {
     this.baseTitle = document.title;
     this.received = {}; // room events received, by type (for the console and the tests)
 
+    this.notice = ""; // the last refusal or answer to the viewer's offer, in words
+    this.rematchStatus = null; // {id, status} of the rematch, once asked of the server
     this.view = new GameView(root, {
       onAction: (text, source) => this.play(text, source),
+      // The result stays in the move list and the side panel; the dialog opens once, for the
+      // players, when the game ends while they watch.
+      resultDialog: false,
       controls: [
         { id: "flip", label: `${ICONS.flip}<span class="label">Flip</span>`, title: "Flip the board", key: "f", run: () => this.view.flip() },
         { id: "sound", label: sounds.muted ? SOUND_OFF : SOUND_ON, title: "Sound on or off", key: "m", run: () => this.toggleSound() },
       ],
     });
     this.view.onBrowse = (ply) => this.browse(ply);
+    this.view.browsedPly = () => this.askedPly();
     root.classList.add("cg-live");
     root.classList.toggle("spectator", !this.you);
     if (this.you) this.view.board.setOrientation(this.you);
@@ -267,6 +277,7 @@ export class LiveGame {
     panel.innerHTML = `
       <p class="cg-live-conn" role="status" hidden></p>
       <p class="cg-live-note" aria-live="polite"></p>
+      <p class="cg-live-notice" role="status" aria-live="polite"></p>
       <div class="cg-live-prompts"></div>
       <div class="cg-live-actions"></div>
       <p class="cg-live-error" role="alert"></p>`;
@@ -292,7 +303,14 @@ export class LiveGame {
       ]) {
         if (g.offers?.[what]) prompts.push({ id: `${what}-info`, text: `${colorName(g.offers[what])} ${text}.`, buttons: [] });
       }
-      if (g.rematch) prompts.push({ id: "rematch-ready", text: "The players started a rematch.", buttons: [{ id: "rematch-go", label: "Watch it", href: `/${g.rematch}` }] });
+      const rematch = this.rematchKnown();
+      if (rematch) {
+        prompts.push(
+          rematch.aborted
+            ? { id: "rematch-aborted", text: "The players\u2019 rematch was aborted.", buttons: [{ id: "rematch-go", label: "See it", href: `/${g.rematch}` }] }
+            : { id: "rematch-ready", text: rematch.live ? "The players started a rematch." : "The players played a rematch.", buttons: [{ id: "rematch-go", label: rematch.live ? "Watch it" : "See it", href: `/${g.rematch}` }] },
+        );
+      }
       return { prompts, buttons };
     }
     const them = other(you);
@@ -330,8 +348,13 @@ export class LiveGame {
       return { prompts, buttons };
     }
     // The game is over.
-    if (g.rematch) {
+    const rematch = this.rematchKnown();
+    if (rematch?.aborted) {
+      prompts.push({ id: "rematch-aborted", text: "The rematch was aborted.", buttons: [{ id: "rematch-go", label: "See it", href: `/${g.rematch}` }] });
+    } else if (rematch) {
       prompts.push({ id: "rematch-ready", text: "The rematch is ready.", buttons: [{ id: "rematch-go", label: "Go to the rematch", href: `/${g.rematch}` }] });
+    } else if (g.rematch) {
+      // Its status is on its way.
     } else if (offers.rematch === them) {
       prompts.push({ id: "rematch-offer", text: "Your opponent wants a rematch.", buttons: [{ id: "rematch_yes", label: "Accept" }, { id: "rematch_no", label: "Decline" }] });
     } else if (offers.rematch === you) {
@@ -342,6 +365,76 @@ export class LiveGame {
     }
     buttons.push(b("new", "New game", ICONS.plus, "Create another game", { href: `/game/new?variant=${encodeURIComponent(g.variant)}` }));
     return { prompts, buttons };
+  }
+
+  /**
+   * The rematch as the server last told: `{live, aborted}`, or null while there is none or its
+   * status is not known yet (it is asked once: a rematch may have been aborted since).
+   */
+  rematchKnown() {
+    const id = this.game.rematch;
+    if (!id) return null;
+    if (this.rematchStatus?.id === id) return this.rematchStatus.status;
+    if (this.rematchAsked !== id) {
+      this.rematchAsked = id;
+      fetch(`/api/game/${encodeURIComponent(id)}`, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`the server answered ${r.status}`))))
+        .then((record) => {
+          const status = record.status?.id ?? 20;
+          // 25 aborted, 37 no first move: the rematch never got going.
+          this.rematchStatus = { id, status: { live: status < 25, aborted: status === 25 || status === 37 } };
+        })
+        .catch(() => {
+          this.rematchStatus = { id, status: { live: true, aborted: false } };
+        })
+        .finally(() => {
+          this.drawPanel();
+          if (!isLive(this.game.status)) this.decorateBanner();
+        });
+    }
+    return null;
+  }
+
+  /**
+   * Tells the viewer, in words, what became of an offer that ended unaccepted (the `closed` list
+   * of an `offers` event): declined, withdrawn, or left unanswered by a move.
+   */
+  announceClosed(closed) {
+    const g = this.game;
+    const you = this.you;
+    for (const c of closed ?? []) {
+      const who = g.players?.[c.by];
+      const bot = who?.bot !== null && who?.bot !== undefined;
+      let text = null;
+      if (!you) {
+        if (c.how === "declined") text = `${colorName(c.by)} declined the ${OFFER_NAMES[c.offer] ?? c.offer}.`;
+      } else if (c.by === you) {
+        continue;
+      } else if (c.how === "declined") {
+        text = {
+          draw: bot ? "The computer declined your draw offer: it plays every game to its end." : "Your opponent declined your draw offer.",
+          takeback: "Your opponent declined your takeback request.",
+          rematch: "Your opponent declined the rematch.",
+        }[c.offer];
+      } else if (c.how === "withdrawn") {
+        text = `Your opponent withdrew their ${OFFER_NAMES[c.offer] ?? c.offer}.`;
+      } else if (c.how === "lapsed") {
+        text = `Your opponent played on: your ${OFFER_NAMES[c.offer] ?? c.offer} lapsed.`;
+      }
+      if (text) this.tell(text);
+    }
+  }
+
+  /** Shows a notice in the panel (until the viewer's next action or the next notice) and in the chat. */
+  tell(text) {
+    this.notice = text;
+    this.panel.querySelector(".cg-live-notice").textContent = text;
+    this.chat.system(text);
+  }
+
+  clearNotice() {
+    this.notice = "";
+    this.panel.querySelector(".cg-live-notice").textContent = "";
   }
 
   /** Seconds a seat has been gone, or null while it is connected (or unknown). */
@@ -466,6 +559,8 @@ export class LiveGame {
       const state = this.states.get(this.browsing);
       if (state) {
         this.view.show(state, { interactive: false, sound: false, line: g.state.actions });
+        const then = this.clocksAtPly(this.browsing);
+        if (then) this.clocks.set(then, { limit: g.clock?.limit ?? null });
         this.afterShow();
         return;
       }
@@ -473,6 +568,9 @@ export class LiveGame {
     this.browsing = null;
     const state = this.viewState();
     this.view.show(state, { interactive: this.canAct(), sound, status: this.statusText(), result });
+    // Back at the end of a finished game: its final clocks again.
+    const final = this.clocksAtPly(g.state.actions.length);
+    if (final) this.clocks.set({ ...final, running: null }, { limit: g.clock?.limit ?? null });
     // A player whose tab is in the background sees in its title that the turn came back.
     const yourTurn = !!this.you && g.status.id === 20 && g.state.status === "ongoing" && g.state.side === this.you;
     document.title = `${yourTurn ? "\u25cf Your turn \u00b7 " : ""}${this.baseTitle}`;
@@ -512,8 +610,7 @@ export class LiveGame {
         button.innerHTML = ICONS[id];
         button.addEventListener("click", () => {
           const end = this.game.state.actions.length;
-          const at = this.browsing ?? end;
-          this.browse(Math.max(0, Math.min(end, target(at, end))));
+          this.browse(Math.max(0, Math.min(end, target(this.askedPly(), end))));
         });
         bar.append(button);
       }
@@ -588,6 +685,24 @@ export class LiveGame {
     actions.append(again);
   }
 
+  /** The game ended while the page watched: the players get the result dialog, once. */
+  endedLive() {
+    if (!this.you || this.browsing !== null) return;
+    this.view.openResult();
+  }
+
+  /**
+   * The clocks as they were after `ply` actions of a finished game (the record keeps both clocks
+   * after every action); the last position shows the final clocks.
+   */
+  clocksAtPly(ply) {
+    const g = this.game;
+    if (isLive(g.status) || !g.clock) return null;
+    if (ply >= g.state.actions.length) return g.clocks;
+    const c = ply === 0 ? [g.clock.limit, g.clock.limit] : g.clock_history?.[ply - 1];
+    return c ? { white: c[0], black: c[1], running: null } : null;
+  }
+
   // ---------------------------------------------------------------- clocks and timers
 
   setClocks(clocks, delayMs = this.socket?.oneWayMs() ?? 0) {
@@ -604,7 +719,10 @@ export class LiveGame {
     const note = this.panel.querySelector(".cg-live-note");
     let text = "";
     const first = g.clocks?.first_move;
-    if (g.status.id === 20 && first) {
+    if (g.status.id === 20 && first && (first.cs === null || first.cs === undefined)) {
+      // No first move is due (a game against the computer): nothing ends the game meanwhile.
+      if (first.color === this.you) text = g.clock ? "Your first move: take your time, the clocks start after both first moves." : "Your first move: take your time.";
+    } else if (g.status.id === 20 && first) {
       const left = Math.max(0, Math.ceil((first.cs * 10 - (performance.now() - this.clocksAt)) / 1000));
       text =
         first.color === this.you
@@ -649,9 +767,11 @@ export class LiveGame {
         this.states = new Map([[d.state.actions.length, d.state]]);
         if (this.pending && d.state.actions.length > this.pending.ply) this.pending = null;
         if (d.status.id !== 10) this.dropInvite();
+        const ended = isLive(g.status) && !isLive(d.status);
         this.setClocks(d.clocks);
         this.revealSeed();
         this.render({ sound: grew });
+        if (ended) this.endedLive();
         return;
       }
       case "start":
@@ -664,7 +784,12 @@ export class LiveGame {
         this.render();
         return;
       case "move":
+        if (d.by === this.you) this.clearNotice();
         g.state = d.state;
+        if (g.clock && d.clocks) {
+          g.clock_history = (g.clock_history ?? []).slice(0, d.state.actions.length - 1);
+          g.clock_history.push([d.clocks.white, d.clocks.black]);
+        }
         this.states.set(d.state.actions.length, d.state);
         if (this.pending && d.state.actions.length > this.pending.ply) {
           if (this.pending.source === "typed") this.view.clearTyped();
@@ -676,20 +801,24 @@ export class LiveGame {
         return;
       case "offers": {
         const before = g.offers ?? {};
-        g.offers = d;
+        g.offers = { draw: d.draw, takeback: d.takeback, rematch: d.rematch };
         const them = this.you && other(this.you);
         if (them && ["draw", "takeback", "rematch"].some((k) => d[k] === them && before[k] !== them)) sounds.play("notify");
+        this.announceClosed(d.closed);
         this.drawPanel();
         if (!isLive(g.status)) this.decorateBanner();
         return;
       }
       case "takeback":
+        // A takeback the viewer asked for was granted: say so (the bot grants them at once).
+        if (this.you && g.offers?.takeback === this.you) this.tell("Your takeback request was accepted.");
+        else this.chat.system("A move was taken back.");
         g.state = d.state;
+        if (g.clock_history) g.clock_history = g.clock_history.slice(0, d.state.actions.length);
         for (const ply of [...this.states.keys()]) if (ply > d.state.actions.length) this.states.delete(ply);
         this.states.set(d.state.actions.length, d.state);
         this.pending = null;
         this.setClocks(d.clocks);
-        this.chat.system("A move was taken back.");
         this.render();
         return;
       case "end": {
@@ -709,10 +838,13 @@ export class LiveGame {
         this.revealSeed();
         if (!quiet) sounds.play("end");
         this.render();
+        this.endedLive();
         return;
       }
       case "rematch":
         g.rematch = d.id;
+        // Just made: it is being played.
+        this.rematchStatus = { id: d.id, status: { live: true, aborted: false } };
         if (this.you) {
           location.assign(`/${d.id}`);
           return;
@@ -803,12 +935,21 @@ export class LiveGame {
       });
   }
 
+  /**
+   * The position the viewer is at: the one asked for while its state is on its way, so that quick
+   * clicks and key presses step on from it.
+   */
+  askedPly() {
+    return this.fetching ?? this.browsing ?? this.game.state.actions.length;
+  }
+
   /** Shows the position after `ply` actions without changing the game. */
   async browse(ply) {
     const g = this.game;
     const actions = g.state.actions;
     // Only the last position asked for is shown (answers may come back out of order).
     this.browseTarget = ply;
+    this.fetching = null;
     if (ply >= actions.length) {
       this.browsing = null;
       this.render();
@@ -820,11 +961,14 @@ export class LiveGame {
         this.view.showError("Earlier positions of a game with loot boxes can be looked at once it is over.");
         return;
       }
+      this.fetching = ply;
       try {
         state = await fetchLocalState("/api/local", g.variant, actions.slice(0, ply), g.seed ?? null);
       } catch (e) {
         this.view.showError(e.message);
         return;
+      } finally {
+        if (this.fetching === ply) this.fetching = null;
       }
       if (this.game.state.actions.slice(0, ply).join(",") !== actions.slice(0, ply).join(",")) return;
       this.states.set(ply, state);

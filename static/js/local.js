@@ -1,9 +1,11 @@
 // Local pass-and-play: both sides play on this screen. The game is just the list of actions;
 // every state, with its legal actions, comes from the server's engine (`POST {api}`), so this
 // file never judges a rule. The action list is kept in the address (#e2e4,e7e5) so a reload or a
-// shared link shows the same game.
+// shared link shows the same game; so is the seed of a variant with random events (loot boxes:
+// /local/lootbox?seed=123#N@b1), each game getting its own.
 //
-// Page contract: <div id="board-app" data-variant="gold" data-mode="local" data-api="/api/local">
+// Page contract: <div id="board-app" data-variant="gold" data-mode="local" data-api="/api/local"
+//   data-seed="123"> (data-seed only for a variant with random events: the address's or a fresh one)
 
 import { fetchLocalState } from "./api.js";
 import { sounds } from "./sound.js";
@@ -20,6 +22,8 @@ export class LocalGame {
     this.variant = root.dataset.variant;
     this.api = root.dataset.api || "/api/local";
     this.actions = [];
+    /** The seed of the random events (loot boxes), or null for a variant without them. */
+    this.seed = root.dataset.seed === undefined || root.dataset.seed === "" ? null : Number(root.dataset.seed);
     this.state = null;
     this.request = 0; // answers to older requests are dropped
     this.busy = false;
@@ -50,6 +54,7 @@ export class LocalGame {
 
   /** Shows the game in the address, or the start position. */
   async start() {
+    writeAddress(this.seed, readHash());
     const actions = readHash();
     const ok = await this.load(actions, { sound: false });
     if (!ok && actions.length > 0) {
@@ -68,7 +73,7 @@ export class LocalGame {
     this.busy = true;
     this.root.classList.add("busy");
     try {
-      const state = await fetchLocalState(this.api, this.variant, actions);
+      const state = await fetchLocalState(this.api, this.variant, actions, this.seed);
       if (id !== this.request) return false;
       if (state.actions.join(",") !== this.actions.join(",")) this.earlier = new Map();
       this.actions = [...state.actions];
@@ -76,7 +81,7 @@ export class LocalGame {
       this.view.show(state, { sound });
       if (typed) this.view.clearTyped();
       else this.view.showError("");
-      writeHash(this.actions);
+      writeAddress(this.seed, this.actions);
       this.root.dataset.ply = String(this.actions.length);
       return true;
     } catch (e) {
@@ -110,7 +115,7 @@ export class LocalGame {
     try {
       let state = this.earlier.get(ply);
       if (!state) {
-        state = await fetchLocalState(this.api, this.variant, this.actions.slice(0, ply));
+        state = await fetchLocalState(this.api, this.variant, this.actions.slice(0, ply), this.seed);
         this.earlier.set(ply, state);
       }
       if (id !== this.request) return;
@@ -126,7 +131,10 @@ export class LocalGame {
     return this.load(this.actions.slice(0, -1), { sound: false });
   }
 
+  /** A new game; with random events, a new seed too (a new game is not a replay of the last). */
   newGame() {
+    if (this.seed !== null) this.seed = freshSeed();
+    this.earlier = new Map();
     return this.load([], { sound: false });
   }
 
@@ -155,11 +163,21 @@ function readHash() {
   return text ? text.split(",").filter(Boolean) : [];
 }
 
-function writeHash(actions) {
+/** Keeps the game in the address: the seed in the query (when there is one), the actions after #. */
+function writeAddress(seed, actions) {
   const hash = actions.length ? `#${actions.join(",")}` : "";
-  if (location.hash !== hash && !(hash === "" && location.hash === "")) {
-    history.replaceState(null, "", `${location.pathname}${location.search}${hash}`);
+  const query = new URLSearchParams(location.search);
+  if (seed !== null) query.set("seed", String(seed));
+  const search = query.toString() ? `?${query}` : "";
+  if (location.hash !== hash || location.search !== search) {
+    history.replaceState(null, "", `${location.pathname}${search}${hash}`);
   }
+}
+
+/** A fresh seed below 2^53, so that JavaScript numbers hold it exactly. */
+function freshSeed() {
+  const [high, low] = crypto.getRandomValues(new Uint32Array(2));
+  return (high & 0x1fffff) * 2 ** 32 + low;
 }
 
 const root = document.getElementById("board-app");

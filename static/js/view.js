@@ -15,10 +15,13 @@ export class GameView {
    * @param {object} options
    * @param {(text: string, source: "board"|"typed") => void} options.onAction
    * @param {Array<{id: string, label: string, title: string, key?: string, run: () => void}>} [options.controls]
+   * @param {boolean} [options.resultDialog] open the result dialog over the board whenever a
+   *   finished game is shown (local play); online play opens it itself, once (`openResult`)
    */
-  constructor(root, { onAction, controls = [] }) {
+  constructor(root, { onAction, controls = [], resultDialog = true }) {
     this.root = root;
     this.onAction = onAction;
+    this.resultDialog = resultDialog;
     this.state = null;
     this.extras = [];
     this.mountedExtras = new Set();
@@ -106,15 +109,11 @@ export class GameView {
     if (window.ResizeObserver) {
       new ResizeObserver(() => {
         root.style.setProperty("--cg-main-h", `${main.offsetHeight}px`);
-        const wrap = this.q(".cg-moves-wrap");
-        wrap.scrollTop = wrap.scrollHeight;
+        this.scrollMoves();
       }).observe(main);
-      // Panels above the move list grow and shrink (a selection's promotions): keep the last
-      // moves in view.
-      const wrap = this.q(".cg-moves-wrap");
-      new ResizeObserver(() => {
-        if (!root.classList.contains("browsing")) wrap.scrollTop = wrap.scrollHeight;
-      }).observe(wrap);
+      // Panels above the move list grow and shrink (a selection's promotions): keep the shown
+      // move in view.
+      new ResizeObserver(() => this.scrollMoves()).observe(this.q(".cg-moves-wrap"));
     }
     this.drawPlayers();
   }
@@ -228,6 +227,7 @@ export class GameView {
     const status = this.q(".cg-status");
     const result = this.q(".cg-result");
     const banner = this.q(".cg-banner");
+    // The dialog is for the end itself: looking at an earlier position, or a new game, closes it.
     if (s.status === "ongoing") {
       status.textContent = this.statusText ?? `${colorName(s.side)} to move${s.check ? " \u00b7 check" : ""}`;
       status.classList.toggle("check", !!s.check);
@@ -258,7 +258,26 @@ export class GameView {
       button.addEventListener("click", () => control.run());
       actions.append(button);
     }
-    banner.hidden = false;
+    if (this.resultDialog) banner.hidden = false;
+  }
+
+  /** Opens the result dialog over the board (online play: once, when the game ends live). */
+  openResult() {
+    if (this.state && this.state.status !== "ongoing") this.q(".cg-banner").hidden = false;
+  }
+
+  /** Keeps the shown move in view in the move list: the last one, or the one looked at. */
+  scrollMoves() {
+    const wrap = this.q(".cg-moves-wrap");
+    const current = this.root.classList.contains("browsing") ? wrap.querySelector(".move.current") : null;
+    if (!current) {
+      wrap.scrollTop = wrap.scrollHeight;
+      return;
+    }
+    const box = wrap.getBoundingClientRect();
+    const cell = current.getBoundingClientRect();
+    if (cell.top < box.top) wrap.scrollTop -= box.top - cell.top + cell.height;
+    else if (cell.bottom > box.bottom) wrap.scrollTop += cell.bottom - box.bottom + cell.height;
   }
 
   drawMoves() {
@@ -304,16 +323,24 @@ export class GameView {
       });
       const ply = turn.parts.at(-1).ply;
       cell.dataset.ply = String(ply);
-      if (turn.parts.some((p) => p.ply === shownPly)) cell.classList.add("current");
+      if (turn.parts.some((p) => p.ply === shownPly)) {
+        cell.classList.add("current");
+        cell.setAttribute("aria-current", "step");
+      }
       cell.addEventListener("click", () => this.onBrowse?.(ply));
       row.append(cell);
     });
     list.replaceChildren(...rows);
     if (s.status !== "ongoing" && shownPly === s.actions.length) {
+      // As lichess ends its move list: the score, then the reason and the winner.
       const end = document.createElement("li");
       end.className = "cg-move-result";
       const given = this.resultText;
-      end.textContent = `${given?.score ?? scoreText(s.winner)} \u00b7 ${given?.reason ?? reasonText(s.reason, s.status)}`;
+      const winner = given?.winner ?? (s.winner ? `${colorName(s.winner)} wins` : "Draw");
+      end.append(
+        textEl("strong", "cg-move-score", given?.score ?? scoreText(s.winner)),
+        textEl("span", "cg-move-reason", `${given?.reason ?? reasonText(s.reason, s.status)} \u00b7 ${winner}`),
+      );
       list.append(end);
     }
     if (rows.length === 0) {
@@ -322,11 +349,8 @@ export class GameView {
       empty.textContent = "No moves yet.";
       list.append(empty);
     }
-    const wrap = this.q(".cg-moves-wrap");
-    wrap.scrollTop = wrap.scrollHeight;
-    requestAnimationFrame(() => {
-      wrap.scrollTop = wrap.scrollHeight;
-    });
+    this.scrollMoves();
+    requestAnimationFrame(() => this.scrollMoves());
   }
 
   drawExtras(previous) {
@@ -385,7 +409,8 @@ export class GameView {
     }
     if (this.onBrowse && ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) {
       e.preventDefault();
-      const shown = this.state?.actions.length ?? 0;
+      // The controller may know a position asked for and still on its way (online replays).
+      const shown = this.browsedPly?.() ?? this.state?.actions.length ?? 0;
       const last = this.line?.length ?? shown;
       const target = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 0, End: last }[e.key];
       this.onBrowse(Math.max(0, Math.min(last, target)));

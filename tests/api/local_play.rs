@@ -222,3 +222,26 @@ async fn a_variant_without_randomness_ignores_the_seed() {
     let body: Value = resp.json().await.unwrap();
     assert!(body.get("seed").is_none(), "{body}");
 }
+
+/// The `data-seed` of a pass-and-play page, if any (a seed that is not a number is none).
+fn page_seed(html: &str) -> Option<u64> {
+    let start = html.find("data-seed=\"")? + "data-seed=\"".len();
+    let end = html[start..].find('"')? + start;
+    html[start..end].parse().ok()
+}
+
+#[tokio::test]
+async fn every_local_game_with_random_events_gets_its_own_seed_and_the_address_keeps_it() {
+    let app = spawn_app().await;
+    let first = page_seed(&app.get_html("/local/lootbox").await).expect("a seed for a loot-box game");
+    let second = page_seed(&app.get_html("/local/lootbox").await).expect("a seed for a loot-box game");
+    assert_ne!(first, second, "two games, two seeds");
+    assert!(first < 1 << 53 && second < 1 << 53, "seeds the page's JavaScript holds exactly");
+    assert_eq!(page_seed(&app.get_html("/local/lootbox?seed=42").await), Some(42), "the address's seed is kept");
+    assert_eq!(page_seed(&app.get_html("/local/standard").await), None, "no seed without random events");
+    for bad in ["abc", "-1", "1.5", "9007199254740992"] {
+        let resp = app.get(&format!("/local/lootbox?seed={bad}")).await;
+        assert_eq!(resp.status().as_u16(), 400, "{bad}");
+        assert!(resp.text().await.unwrap().contains("whole number"), "{bad}: the page says what is wrong");
+    }
+}

@@ -64,9 +64,10 @@ async fn the_local_page_mounts_the_board_app() {
     let app = spawn_app().await;
     for v in variants() {
         let html = app.get_html(&format!("/local/{}", v.id)).await;
-        let mount =
-            format!(r#"<div id="board-app" data-variant="{}" data-mode="local" data-api="/api/local"></div>"#, v.id);
-        assert!(html.contains(&mount), "{}", v.id);
+        // A variant with random events also gets its game's seed (`data-seed`).
+        let mount = format!(r#"<div id="board-app" data-variant="{}" data-mode="local" data-api="/api/local""#, v.id);
+        let end = if v.seeded { r#" data-seed=""# } else { "></div>" };
+        assert!(html.contains(&format!("{mount}{end}")), "{}", v.id);
         assert!(html.contains(r#"<link rel="stylesheet" href="/static/css/board.css">"#));
         assert!(html.contains(r#"<script type="module" src="/static/js/local.js"></script>"#));
     }

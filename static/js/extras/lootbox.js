@@ -7,6 +7,11 @@ import { kindOf, nameOf, pieceElement, roleTable } from "../pieces.js";
 import { colorName, formatGold } from "../format.js";
 
 const ITEM_NAMES = { crossbow: "Crossbow", shell: "Turtle Shell", crown: "Crown" };
+/**
+ * What equipping an item costs, in gold (the rule book, `lootbox` rule 9). The state carries the
+ * items but not their prices: these are for display only, the server judges every equip.
+ */
+const ITEM_COSTS = { crossbow: 2, shell: 2, crown: 3.5 };
 
 /** Small drawings of the items and the box (made for this project). */
 export const LOOT_ICONS = {
@@ -118,9 +123,13 @@ export const lootbox = {
       drawEquips(state, roles) {
         const box = panel.querySelector(".cg-equip");
         box.replaceChildren();
-        if (state.status !== "ongoing" || state.interactive === false) return;
+        // What the side to move owns, each item with its equip cost; the ones it may equip now
+        // are buttons (click, then a lit piece).
+        const owned = state.inventory?.[state.side]?.items ?? [];
+        if (state.status !== "ongoing" || owned.length === 0) return;
+        const live = state.interactive !== false;
         const byItem = new Map();
-        for (const text of state.equips ?? []) {
+        for (const text of live ? (state.equips ?? []) : []) {
           const a = parseAction(text);
           if (!a || a.type !== "equip") continue;
           const targets = byItem.get(a.item) ?? new Map();
@@ -133,19 +142,31 @@ export const lootbox = {
           targets.set(a.square, options);
           byItem.set(a.item, targets);
         }
-        if (byItem.size === 0) return;
-        box.append(text("p", "cg-equip-title", `${colorName(state.side)} may equip before moving:`));
-        for (const [item, targets] of byItem) {
+        const gold = Number(state.gold?.[state.side] ?? 0);
+        box.append(text("p", "cg-equip-title", byItem.size ? `${colorName(state.side)} may equip before moving:` : `${colorName(state.side)}\u2019s items:`));
+        for (const [item, count] of owned) {
+          const name = ITEM_NAMES[item] ?? item;
+          const cost = ITEM_COSTS[item];
+          const targets = byItem.get(item);
           const button = document.createElement("button");
           button.type = "button";
           button.dataset.item = item;
           button.innerHTML = `<span class="cg-inv-item">${LOOT_ICONS[item] ?? ""}</span>`;
-          button.append(text("span", "", ITEM_NAMES[item] ?? item));
-          button.title = `Equip a ${ITEM_NAMES[item] ?? item}: click it, then a lit piece`;
-          button.addEventListener("click", () => {
-            if (ctx.board.placing === item) ctx.board.cancel();
-            else ctx.board.beginTargets(item, targets);
-          });
+          button.append(text("span", "cg-equip-name", count > 1 ? `${name} \u00d7${count}` : name));
+          if (cost !== undefined) button.append(text("span", "cost", formatGold(cost)));
+          const price = cost === undefined ? "" : ` for ${formatGold(cost)} gold`;
+          if (targets) {
+            button.title = `Equip a ${name}${price}: click it, then a lit piece`;
+            button.addEventListener("click", () => {
+              if (ctx.board.placing === item) ctx.board.cancel();
+              else ctx.board.beginTargets(item, targets);
+            });
+          } else {
+            button.disabled = true;
+            const why = !live ? "" : cost !== undefined && gold < cost ? `: ${formatGold(gold)} gold is not enough` : ": no piece can take it now";
+            button.title = `${name}${price}${why}`;
+          }
+          button.setAttribute("aria-label", button.title);
           box.append(button);
         }
       },

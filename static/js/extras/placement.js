@@ -1,5 +1,6 @@
-// The shop: pieces the side to move may place, with their prices. Click a piece then a lit
-// square, or drag it onto one. Without a `shop` in the state (free placements) the same panel
+// The shop: pieces the side to move may place, with their prices (pieces it owns, looted in
+// Loot Boxes, with their count: they are placed free). Click a piece then a lit square, or drag
+// it onto one. Without a `shop` in the state (free placements) the same panel
 // lists the letters the legal actions allow, without prices. Musters paid with XP are the XP
 // extra's.
 
@@ -37,31 +38,49 @@ export const placement = {
         const roles = roleTable(state.roles);
         const legal = new LegalIndex(state.interactive === false ? [] : state.legal);
         const over = state.status !== "ongoing";
+        // The shop invites only the player who may act now: not on a finished game, not on an
+        // earlier position looked at, not a spectator.
+        const inviting = !over && state.interactive !== false;
+        const side = state.side;
+        // Pieces the side owns (looted) are placed for free: they show their count, not a price.
+        const owned = new Map(state.inventory?.[side]?.pieces ?? []);
         // Prices only where placing costs something (the sandbox lists its free shop too).
         const priced = Array.isArray(state.shop) && (state.economy || state.shop.some((i) => Number(i.cost) > 0));
         const items = Array.isArray(state.shop)
           ? state.shop.map((item) => (priced ? item : { ...item, cost: null }))
           : [...legal.drops.keys()].map((piece) => ({ piece, cost: null, affordable: true }));
-        const side = state.side;
-        title.textContent = priced ? `Shop \u00b7 ${side === "white" ? "White" : "Black"} buys` : "Place a piece";
+        // An owned piece the shop does not sell (a looted king) is offered beside the others.
+        for (const letter of owned.keys()) {
+          if (!items.some((item) => item.piece === letter)) items.push({ piece: letter, cost: null, affordable: true });
+        }
+        const sideName = side === "white" ? "White" : "Black";
+        title.textContent = !priced ? "Place a piece" : inviting ? `Shop \u00b7 ${sideName} buys` : "Shop";
         section.classList.toggle("over", over);
+        section.classList.toggle("inactive", !inviting);
         list.replaceChildren(
           ...items.map((item) => {
             const squares = legal.drops.get(item.piece) ?? [];
+            const free = owned.get(item.piece) ?? 0;
             const button = document.createElement("button");
             button.type = "button";
             button.className = "shop-item";
             button.dataset.piece = item.piece;
-            button.classList.toggle("unaffordable", !item.affordable);
+            button.classList.toggle("owned", free > 0);
+            button.classList.toggle("unaffordable", free === 0 && !item.affordable);
             button.classList.toggle("unavailable", squares.length === 0);
             button.classList.toggle("active", ctx.board.placing === item.piece);
             button.disabled = over || squares.length === 0;
             const name = nameOf(roles, item.piece);
-            const price = item.cost === null ? "" : ` for ${formatGold(item.cost)} gold`;
+            const price = free > 0 ? ` from the inventory, free (${free} owned)` : item.cost === null ? "" : ` for ${formatGold(item.cost)} gold`;
             button.title = squares.length ? `Place a ${name.toLowerCase()}${price}` : `${name}${price}: cannot be placed now`;
             button.setAttribute("aria-label", button.title);
             button.append(pieceElement(kindOf(roles, item.piece), side, "shop-piece"));
-            if (item.cost !== null) {
+            if (free > 0) {
+              const count = document.createElement("span");
+              count.className = "owned-count";
+              count.textContent = `free \u00d7${free}`;
+              button.append(count);
+            } else if (item.cost !== null) {
               const cost = document.createElement("span");
               cost.className = "cost";
               cost.textContent = formatGold(item.cost);
@@ -87,13 +106,11 @@ export const placement = {
           }),
         );
         const banned = state.placed_last_turn?.[side];
-        note.textContent = over
-          ? ""
-          : banned
-            ? "You placed a piece last turn: no placement this turn."
-            : items.length
-              ? "Click a piece, then a lit square \u2014 or drag it onto the board."
-              : "";
+        let hint = "";
+        if (over) hint = "The game is over.";
+        else if (inviting && banned) hint = "You placed a piece last turn: no placement this turn.";
+        else if (inviting && items.length) hint = "Click a piece, then a lit square \u2014 or drag it onto the board.";
+        note.textContent = hint;
       },
     };
   },

@@ -92,11 +92,14 @@ async fn live_gold_two_browsers_play_to_a_resignation() {
     }
     let before = black.clock("white").await;
     let black_before = black.clock("black").await;
-    tokio::time::sleep(Duration::from_millis(1600)).await;
-    let after = black.clock("white").await;
-    assert_ne!(before, after, "White's clock ticks on Black's page");
-    assert_eq!(black.clock("black").await, black_before, "Black's clock stands");
     assert!(before.starts_with("5:") || before.starts_with("4:"), "a 5+3 clock: {before}");
+    black
+        .wait_for(
+            "White's clock to tick on Black's page",
+            &format!(r#"document.querySelector('.cg-clock[data-clock="white"]').textContent !== {}"#, json!(before)),
+        )
+        .await;
+    assert_eq!(black.clock("black").await, black_before, "Black's clock stands");
 
     // Chat: the line arrives as text, never as HTML.
     let line = "good luck <b>friend</b>";
@@ -112,11 +115,9 @@ async fn live_gold_two_browsers_play_to_a_resignation() {
         )
         .await;
     assert_eq!(black.js("return document.querySelectorAll('.cg-chat-line b:not(.author)').length;").await, json!(0));
-    assert_eq!(
-        white.js("return document.querySelector('.cg-chat input').value;").await,
-        json!(""),
-        "the box empties once sent"
-    );
+    // The box empties once the server has the line (its acknowledgement may come after Black
+    // has the line).
+    white.wait_for("White's chat box to empty", "document.querySelector('.cg-chat input').value === ''").await;
 
     // A draw offer, declined.
     white.click(r#".cg-live-actions [data-live="draw_yes"]"#).await;
@@ -154,10 +155,9 @@ async fn live_gold_two_browsers_play_to_a_resignation() {
         "nothing happens before confirming"
     );
     black.click(r#"[data-live="resign-yes"]"#).await;
-    assert_live_banner(&black, "Black", "Black resigned", "White wins").await;
-    assert_live_banner(&white, "White", "Black resigned", "White wins").await;
-    assert!(white.text(".cg-banner").await.contains("1\u{2013}0"));
-    assert!(white.text(".cg-result").await.contains("Black resigned"));
+    assert_live_banner(&black, "Black", "Black resigned", "White wins", &[]).await;
+    assert_live_banner(&white, "White", "Black resigned", "White wins", &["1\u{2013}0"]).await;
+    white.wait_text("White's result in the side panel", ".cg-result", &["Black resigned"]).await;
     assert!(
         white.js("return document.querySelectorAll('.cg-clock.running').length;").await == json!(0),
         "the clocks stop"
@@ -170,7 +170,9 @@ async fn live_gold_two_browsers_play_to_a_resignation() {
         (&json!(31), &json!("white"), &json!("resign"))
     );
 
-    // A rematch: offered by White in the banner, accepted by Black; both go to the new game.
+    // A rematch: offered by White in the banner (once it has faded in), accepted by Black; both
+    // go to the new game.
+    white.wait_for("the banner fully shown", "document.querySelector('.cg-banner').getAnimations().length === 0").await;
     white.click(r#".cg-banner-actions [data-live="rematch_yes"]"#).await;
     black.wait_for("the rematch offer", r#"document.querySelector('[data-prompt="rematch-offer"]')"#).await;
     black.click(r#"[data-prompt="rematch-offer"] [data-live="rematch_yes"]"#).await;

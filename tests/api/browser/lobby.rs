@@ -19,12 +19,8 @@ async fn lobby_a_seek_clicked_and_a_pool_pairing_send_both_browsers_to_one_game(
     one.wait_for("the own seek listed", "document.querySelector('tr.own[data-seek]')").await;
     two.click(r#"[data-tab="seeks"]"#).await;
     two.wait_for("the seek arriving live", "document.querySelector('tr[data-seek]:not(.own)')").await;
-    assert_eq!(two.text("[data-seek-count]").await, "1");
-    let row = two.text("tr[data-seek]").await;
-    assert!(
-        row.contains("Anonymous") && row.contains("Grunt") && row.contains("10+5") && row.contains("Casual"),
-        "{row}"
-    );
+    two.wait_for("the seek counted", "document.querySelector('[data-seek-count]').textContent === '1'").await;
+    two.wait_text("the seek's row", "tr[data-seek]", &["Anonymous", "Grunt", "10+5", "Casual"]).await;
     two.click("tr[data-seek] button").await;
     for (b, who) in [(&one, "the seeker"), (&two, "the accepter")] {
         b.wait_for(
@@ -99,8 +95,7 @@ async fn a_challenge_appears_live_and_accepting_it_sends_both_to_the_game() {
     let id = alice.js("return document.getElementById('challenge').dataset.id;").await;
     let id = id.as_str().expect("a challenge id").to_string();
 
-    bob.wait_for("the challenge notification", "document.querySelector('#notifications .challenge-note')").await;
-    assert!(bob.text("#notifications .challenge-note a").await.contains("alice challenges you"));
+    bob.wait_text("the challenge notification", "#notifications .challenge-note a", &["alice challenges you"]).await;
     bob.click("#notifications .challenge-note form[action$=\"/accept\"] button").await;
     let on_game =
         format!("location.pathname === '/{id}' && document.querySelector('#board-app.cg-live .cg-board .piece')");

@@ -24,6 +24,7 @@ use tokio::sync::Semaphore;
 use crate::helpers::{TestApp, spawn_app};
 
 mod board;
+mod game_page;
 mod live;
 mod lobby;
 mod server_pages;
@@ -171,6 +172,22 @@ impl Browser {
         self.find(css).await.text().await.expect("element text")
     }
 
+    /// Waits until the element's text (its `textContent`, whatever its fade-in) contains every
+    /// one of `parts`, and returns it. WebDriver's visible text of an element that is still
+    /// fading in is empty: wait for the words themselves.
+    async fn wait_text(&self, what: &str, css: &str, parts: &[&str]) -> String {
+        let selector = json!(css);
+        let checks: Vec<String> = parts.iter().map(|p| format!("t.includes({})", json!(p))).collect();
+        let checks = if checks.is_empty() { "true".to_string() } else { checks.join(" && ") };
+        self.wait_for(
+            what,
+            &format!("(() => {{ const e = document.querySelector({selector}); const t = e ? e.textContent : null; return t !== null && {checks}; }})()"),
+        )
+        .await;
+        let text = self.js(&format!("return document.querySelector({selector}).textContent;")).await;
+        text.as_str().unwrap_or_default().to_string()
+    }
+
     async fn click(&self, css: &str) {
         self.find(css).await.click().await.unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
     }
@@ -310,11 +327,21 @@ impl Browser {
     }
 }
 
-/// The live page of `b` shows the game over with `reason` and `winner` in its banner.
-async fn assert_live_banner(b: &Browser, who: &str, reason: &str, winner: &str) {
-    b.wait_for(&format!("{who}'s result banner"), "!document.querySelector('.cg-banner').hidden").await;
-    let banner = b.text(".cg-banner").await;
-    assert!(banner.contains(reason) && banner.contains(winner), "{who}'s banner: {banner}");
+/// The live page of `b` shows the game over with `reason` and `winner` (and every one of `more`)
+/// in its open banner. It waits for those words, not for the banner to be shown: a banner can be
+/// shown (and fading in) before a check reads it.
+async fn assert_live_banner(b: &Browser, who: &str, reason: &str, winner: &str, more: &[&str]) {
+    let mut parts = vec![reason, winner];
+    parts.extend_from_slice(more);
+    let checks: Vec<String> = parts.iter().map(|p| format!("t.includes({})", json!(p))).collect();
+    b.wait_for(
+        &format!("{who}'s result banner saying {parts:?}"),
+        &format!(
+            "(() => {{ const e = document.querySelector('.cg-banner'); const t = e.textContent; return !e.hidden && {}; }})()",
+            checks.join(" && ")
+        ),
+    )
+    .await;
 }
 
 /// A player without a browser: a cookie jar for the HTTP side and the game socket, as in

@@ -1,6 +1,6 @@
 //! Games against the computer: a guest starts one with the "play with the computer" form and
 //! plays over the game socket; the bot answers every move (committed before it is announced),
-//! moves first as White, declines draws and takebacks, plays to a result; bad form input is
+//! moves first as White, declines draws and grants takebacks, plays to a result; bad form input is
 //! refused.
 
 use serde_json::Value;
@@ -26,14 +26,13 @@ async fn stored_plies(pool: &sqlx::PgPool, id: &str) -> usize {
     chessgold::db::games::actions(pool, id).await.unwrap().len()
 }
 
-/// The last state the socket has seen (from `full` or `move`).
+/// The last state the socket has seen (from `full`, `move` or `takeback`).
 fn last_state(sock: &Sock) -> Value {
     sock.seen
         .iter()
         .rev()
         .find_map(|m| match m["t"].as_str() {
-            Some("move") => Some(m["d"]["state"].clone()),
-            Some("full") => Some(m["d"]["state"].clone()),
+            Some("move" | "full" | "takeback") => Some(m["d"]["state"].clone()),
             _ => None,
         })
         .unwrap()
@@ -61,7 +60,7 @@ async fn human_then_bot(sock: &mut Sock, pool: &sqlx::PgPool, id: &str, bot: &st
 }
 
 #[tokio::test]
-async fn a_guest_plays_the_bot_which_answers_every_move_and_declines_offers() {
+async fn a_guest_plays_the_bot_which_answers_every_move_declines_draws_and_grants_takebacks() {
     let app = spawn_app().await;
     let guest = Browser::new(&app.address);
     let id = start_bot_game(&guest, "standard", "2", "5+3", "white").await;
@@ -81,14 +80,22 @@ async fn a_guest_plays_the_bot_which_answers_every_move_and_declines_offers() {
     for _ in 0..4 {
         assert!(human_then_bot(&mut sock, &app.db_pool, &id, "black").await, "the game goes on");
     }
-    // A draw offer and a takeback request are declined.
+    // A draw offer is declined, and the declining is said (the bot, Black, declined).
     assert_eq!(sock.command("draw_yes").await["t"], "ack");
     let declined = sock.until_match(|m| m["t"] == "offers" && m["d"]["draw"].is_null()).await;
     assert_eq!(declined["d"]["takeback"], Value::Null);
+    assert_eq!(declined["d"]["closed"], serde_json::json!([{"offer": "draw", "by": "black", "how": "declined"}]));
+    // A takeback is granted, as lichess's AI does: the human's last move and the bot's reply go.
     assert_eq!(sock.command("takeback_yes").await["t"], "ack");
     sock.until_match(|m| m["t"] == "offers" && m["d"]["takeback"] == "white").await;
-    sock.until_match(|m| m["t"] == "offers" && m["d"]["takeback"].is_null()).await;
-    assert_eq!(stored_plies(&app.db_pool, &id).await, 8, "nothing was taken back");
+    let taken = sock.until("takeback").await;
+    assert_eq!(taken["d"]["plies"], 6, "{taken}");
+    assert_eq!(taken["d"]["state"]["side"], "white", "the human is to move again");
+    let offers = sock.until_match(|m| m["t"] == "offers" && m["d"]["takeback"].is_null()).await;
+    assert!(offers["d"].get("closed").is_none(), "an accepted request closes nothing: {offers}");
+    assert_eq!(stored_plies(&app.db_pool, &id).await, 6, "two actions were taken back");
+    // The game goes on from there.
+    assert!(human_then_bot(&mut sock, &app.db_pool, &id, "black").await);
     // The human resigns: the bot wins; the record names the bot.
     assert_eq!(sock.command("resign").await["t"], "ack");
     let end = sock.until("end").await;

@@ -8,7 +8,10 @@
 mod bots;
 mod chat;
 mod clocks;
+mod first_move;
 pub mod instances;
+mod offers;
+mod page;
 mod play;
 mod protocol;
 mod ratings;

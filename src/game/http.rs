@@ -247,6 +247,14 @@ async fn join(
         Err(CommitError::Conflict) => {
             return Err(PageError::Conflict("Someone else joined this game a moment before you.".into()));
         }
+        Err(CommitError::Busy(b)) => {
+            let who = if identity.candidates().contains(&b.player) {
+                "You are playing another game with a clock: finish it before you join this one.".to_string()
+            } else {
+                format!("{} is playing another game with a clock right now, so this game cannot start yet.", b.name)
+            };
+            return Err(PageError::Conflict(who));
+        }
         Err(CommitError::Other(e)) => return Err(PageError::Internal(e)),
     }
     tracing::info!(game.id = %id, "game joined");

@@ -194,6 +194,9 @@ pub struct Step {
     pub finished: bool,
     /// A rematch to create with this step.
     pub rematch: Option<(GameId, CreateGame)>,
+    /// The game starts in this step (a player joined a waiting game): with a clock, its players
+    /// must not be in another started game with a clock.
+    pub starts: bool,
 }
 
 /// Why an operation was refused: a stable code and a sentence.
@@ -867,7 +870,7 @@ impl Live {
         self.start(now);
         let d =
             json!({"status": self.status_view(), "players": self.players_view(), "clocks": self.clocks_view(now, cfg)});
-        Ok((free, Step { events: vec![Event { t: "start", d }], ..Step::default() }))
+        Ok((free, Step { events: vec![Event { t: "start", d }], starts: true, ..Step::default() }))
     }
 
     /// The level of the bot to move, when a bot is to move in a game being played.

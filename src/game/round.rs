@@ -767,7 +767,9 @@ impl Round {
                     crate::notify::after_step(self.ctx.broker.as_ref(), &self.live, &step).await;
                     Applied::Done
                 }
-                Err(CommitError::Conflict) => {
+                // A step of a running game never starts one, so `Busy` means as little as a
+                // conflict: nothing was written.
+                Err(CommitError::Conflict | CommitError::Busy(_)) => {
                     self.reload().await;
                     Applied::Conflict
                 }
@@ -975,7 +977,7 @@ impl Round {
                 announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
                 crate::notify::after_step(self.ctx.broker.as_ref(), &self.live, &step).await;
             }
-            Err(CommitError::Conflict) => self.reload().await,
+            Err(CommitError::Conflict | CommitError::Busy(_)) => self.reload().await,
             Err(CommitError::Other(e)) => {
                 tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "could not end a game");
                 tokio::time::sleep(Duration::from_millis(500)).await;

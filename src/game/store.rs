@@ -21,6 +21,10 @@ pub enum CommitError {
     /// Someone else changed the game first (another tab, another instance, the sweeper).
     #[error("the game changed meanwhile")]
     Conflict,
+    /// The step would start a game with a clock while one of its players is in another
+    /// (nothing was written).
+    #[error("{} is playing another game with a clock", .0.name)]
+    Busy(Busy),
     /// Infrastructure failure.
     #[error(transparent)]
     Other(#[from] anyhow::Error),
@@ -239,26 +243,28 @@ pub async fn create_game_with_id(
     let mut tx = pool.begin().await.context("starting a transaction")?;
     if req.clock.is_some()
         && let Some(opponent) = &req.opponent
+        && let Some(b) = lock_and_check_free(&mut tx, &[req.creator.clone(), opponent.clone()]).await?
     {
-        // A game that starts at once with a clock (a pairing, an accepted seek or challenge):
-        // nobody plays two such games at a time. The players are locked in a fixed order, so
-        // racing pairings of one player wait for each other and the second one sees the first.
-        let people: Vec<&PlayerRef> =
-            [&req.creator, opponent].into_iter().filter(|p| !matches!(p, PlayerRef::Bot(_))).collect();
-        let mut keys: Vec<String> = people.iter().map(|p| player_lock_key(p)).collect();
-        keys.sort();
-        for key in &keys {
-            db::games::lock_player(&mut tx, key).await?;
-        }
-        let people: Vec<PlayerRef> = people.into_iter().cloned().collect();
-        if let Some(b) = busy(&mut *tx, &people).await? {
-            return Err(CreateError::Busy(b));
-        }
+        // A game that starts at once with a clock (a pairing, an accepted seek or challenge).
+        return Err(CreateError::Busy(b));
     }
     insert(&mut tx, &game, &players).await?;
     tx.commit().await.context("committing a new game")?;
     tracing::info!(game.id = %id, game.variant = %game.variant, rated = game.rated, "game created");
     Ok(id)
+}
+
+/// Nobody plays two started games with a clock at a time: locks the players (bots aside) in a
+/// fixed order, so racing starts of one player wait for each other and the second one sees the
+/// first, then returns the first of them already in such a game.
+async fn lock_and_check_free(tx: &mut sqlx::PgConnection, players: &[PlayerRef]) -> anyhow::Result<Option<Busy>> {
+    let people: Vec<PlayerRef> = players.iter().filter(|p| !matches!(p, PlayerRef::Bot(_))).cloned().collect();
+    let mut keys: Vec<String> = people.iter().map(player_lock_key).collect();
+    keys.sort();
+    for key in &keys {
+        db::games::lock_player(&mut *tx, key).await?;
+    }
+    busy(&mut *tx, &people).await
 }
 
 /// The advisory-lock key of a player.
@@ -402,6 +408,12 @@ pub async fn commit(
     let mut tx = pool.begin().await.context("starting a transaction")?;
     if step.finished && live.rated && live.status.has_result() {
         rate(&mut tx, live, step, cfg).await?;
+    }
+    if step.starts && live.clock.is_some() {
+        let players: Vec<PlayerRef> = live.seats.iter().flatten().filter_map(Seat::player).collect();
+        if let Some(b) = lock_and_check_free(&mut tx, &players).await? {
+            return Err(CommitError::Busy(b));
+        }
     }
     let mut row = game_row(live);
     row.version = new;

@@ -77,8 +77,8 @@ pub async fn sweep_once(ctx: &RoundCtx) -> anyhow::Result<usize> {
                 ended += 1;
                 tracing::info!(game.id = %id, status = live.status.name(), "sweeper ended a game");
             }
-            // A round or another sweeper got there first.
-            Err(CommitError::Conflict) => {}
+            // A round or another sweeper got there first (an ending step never starts a game).
+            Err(CommitError::Conflict | CommitError::Busy(_)) => {}
             Err(CommitError::Other(e)) => {
                 tracing::warn!(game.id = %id, error = format!("{e:#}"), "sweeper commit failed")
             }

@@ -10,6 +10,7 @@ mod chat;
 mod clocks;
 mod first_move;
 pub mod instances;
+mod join;
 mod offers;
 mod page;
 mod play;

@@ -455,6 +455,7 @@ impl Live {
             "salt": salt,
             "rematch": self.rematch_id,
             "clock_history": self.clock_history(),
+            "claim_after": cfg.claim_after_secs,
             "state": serde_json::to_value(self.snapshot()).unwrap_or(Value::Null),
         })
     }

@@ -26,8 +26,6 @@ const SOUND_OFF = `${ICONS.soundOff}<span class="label">Muted</span>`;
 /** Offers by name, as the notices say them. */
 const OFFER_NAMES = { draw: "draw offer", takeback: "takeback request", rematch: "rematch offer" };
 
-/** Claims open once the opponent has been gone this long (docs/api.md). */
-const CLAIM_AFTER_S = 30;
 /** The opponent counts as gone (and the claim countdown shows) after this long. */
 const GONE_AFTER_S = 5;
 
@@ -331,10 +329,12 @@ export class LiveGame {
       if (offers.takeback === you) prompts.push({ id: "takeback-sent", text: "Takeback request sent.", buttons: [{ id: "takeback_no", label: "Cancel" }] });
       const gone = this.goneFor(them);
       if (gone !== null && gone >= GONE_AFTER_S) {
-        if (gone >= CLAIM_AFTER_S) {
+        // The server's claim delay (`claim_after`, seconds; docs/api.md).
+        const claimAfter = g.claim_after;
+        if (gone >= claimAfter) {
           prompts.push({ id: "claim", text: "Your opponent left the game.", buttons: [{ id: "claim_victory", label: "Claim victory" }, { id: "claim_draw", label: "Call it a draw" }] });
         } else {
-          prompts.push({ id: "gone", text: `Your opponent left the game. You can claim victory in ${CLAIM_AFTER_S - gone} s.`, buttons: [] });
+          prompts.push({ id: "gone", text: `Your opponent left the game. You can claim victory in ${claimAfter - gone} s.`, buttons: [] });
         }
       }
       const abortable = !!g.clocks?.first_move;

@@ -274,3 +274,45 @@ async fn a_finished_game_replays_with_buttons_keys_and_the_move_list() {
     viewer.wait_for("the last position again", &shown(4)).await;
     assert_eq!(viewer.move_list().await, ["f2f3", "e7e5", "g2g4", "d8h4"]);
 }
+
+/// The page counts down to a claim with the server's claim delay (`claim_after`), not a number
+/// of its own: with an 8 s delay, the countdown shown once the opponent is gone starts at most at
+/// 3 s, and the claim then wins the game.
+#[tokio::test]
+async fn the_claim_countdown_follows_the_servers_delay() {
+    let permit = ONE_BROWSER.acquire().await.expect("the browser semaphore is never closed");
+    let app = crate::helpers::spawn_app_with(|s| s.game.claim_after_secs = 8).await;
+    let white = Browser::start(&app).await;
+    let mut black = SocketPlayer::new(&app);
+
+    white.goto("/game/new?variant=standard").await;
+    white.wait_for("the friend form", "document.querySelector('form.new-game')").await;
+    white.click(r#"input[name="color"][value="white"]"#).await;
+    white.click(r#"form.new-game button[type="submit"]"#).await;
+    white.wait_for("the invite", "document.getElementById('invite-link')").await;
+    let id = white.js("return location.pathname.slice(1);").await.as_str().expect("a game id").to_string();
+    black.post_form(&format!("/{id}"), &format!("/game/{id}/join"), &[]).await;
+    black.connect(&id).await;
+    white.wait_ply("White", 0).await;
+    white.wait_for("the start", "document.querySelector('#board-app').dataset.live === 'started'").await;
+    white.click_move("e2", "e4").await;
+    assert_eq!(black.act("e7e5", 1).await["t"], "ack");
+    white.wait_ply("White", 2).await;
+
+    // Black's socket goes away.
+    black.ws = None;
+    let text = white.wait_text("the countdown", r#"[data-prompt="gone"]"#, &["claim victory in"]).await;
+    let seconds: i64 = text
+        .split("claim victory in ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a number of seconds in {text:?}"));
+    assert!((0..=3).contains(&seconds), "8 s delay, shown from 5 s gone: {text}");
+    white.wait_for("the claim button", r#"document.querySelector('[data-live="claim_victory"]')"#).await;
+    white.click(r#"[data-live="claim_victory"]"#).await;
+    white.wait_text("the result", ".cg-result", &["Black left the game", "White wins"]).await;
+    let stored = chessgold::db::games::find(&app.db_pool, &id).await.expect("a query").expect("the game");
+    assert_eq!(stored.winner.as_deref(), Some("white"));
+    drop(permit);
+}

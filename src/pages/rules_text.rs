@@ -663,7 +663,7 @@ const CHESSCEPTION: RuleBook = RuleBook {
                     "Pawn counter-attacks: every pawn that lost at least 1 HP to this attack and survived deals 2 to the attacker, one after another.",
                     "Pieces at 0 HP are removed (HP never goes below 0).",
                     "The attacker lands: with only a direct kill, on the target's square; with exactly one area kill only, on that square; with two or more kill squares, the player chooses among them, target included, and the action says which (`d1d5/d5`, `d1d5/c6`); with no kill, back on its origin square. En passant always ends on the passed-over square. An attacker removed by counter-attacks does not land.",
-                    "A king at 0 HP loses at once, even through its own attack.",
+                    "A king at 0 HP loses at once, even through its own attack. The whole sequence above still resolves in that action (decided): when the primary or area damage brings the enemy king to 0 HP, the surviving pawns still strike back, and an attacker they kill does not land, so such an attack has no landing choice. Only the final board changes, never the result.",
                 ]),
                 P("The queen's cone: moving straight, the square beyond the target and its two side neighbours; moving diagonally, the three squares beyond the target in the direction of the move, the diagonal one and the two orthogonal ones (decided)."),
                 Board(Diagram::new("4k3/8/2ppp3/3n4/8/8/8/3QK3", "The queen attacks d5 straight up the file: 4 damage to the knight and 2 to each of c6, d6 and e6.").arrows("d1d5").dots("c6 d6 e6")),

@@ -173,3 +173,23 @@ fn bot_match_refuses_bad_arguments_with_exit_code_2() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// `chessgold state` as JSON, after checking that it succeeded.
+fn state_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["state"];
+    all.extend_from_slice(args);
+    let out = chessgold_plain(&all);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("state prints JSON")
+}
+
+#[test]
+fn state_resolves_a_chessception_attack_that_kills_the_king_whole() {
+    // The rule book's example: White wins, and the queen (1 HP) falls to the e6 pawn's
+    // counter-attack instead of standing on e5.
+    let fen = "8/8/4p3/4k3/8/8/8/K3Q3 w - - 0 1 hp=e5:2,e1:1 shields=e6";
+    let state = state_json(&["--variant", "chessception", "--fen", fen, "--moves", "e1e5"]);
+    assert_eq!(state["fen"], "8/8/4p3/8/8/8/8/K7 b - - 0 1 hp=e6:1 shields=e6");
+    assert_eq!((state["status"].as_str(), state["winner"].as_str()), (Some("variant_end"), Some("white")));
+    assert_eq!(state["reason"], "king-killed");
+}

@@ -522,10 +522,19 @@ fn chessception_random_positions_agree() {
 
 #[test]
 fn chessception_decided_points() {
-    // A fallen enemy king ends the attack: no counter-attack, the queen lands on e5 with 1 HP.
+    // A fallen enemy king does not stop the resolution: the e6 pawn, alive with 1 HP, strikes
+    // back and the queen (1 HP) falls without landing; White has won all the same.
     let (e, r) = c_agree("8/8/4p3/4k3/8/8/8/K3Q3 w - - 0 1 hp=e5:2,e1:1 shields=e6", "e1e5");
     assert_eq!(r.outcome(), Some((Some(Color::White), "king-killed")));
-    assert_eq!(e.fen(), "8/8/4p3/4Q3/8/8/8/K7 b - - 0 1 hp=e5:1,e6:1 shields=e6");
+    assert_eq!(e.fen(), "8/8/4p3/8/8/8/8/K7 b - - 0 1 hp=e6:1 shields=e6");
+    // So an attacker the pawns kill has no landing choice even with two kill squares (the d7
+    // pawn and the king on e7): one form of the attack, 31 actions in all.
+    let moves = "b2b3 g7g5 c2c4 c7c5 e2e4 a7a5 h2h4 g5h4 h1h4 h7h5 h4h5 h8h5 d1h5 b8a6 f2f3 a5a4 b3a4 e7e6 \
+                 h5f7 e8f7 f7g8 e8e7 g8f8 a8a7 g8f8 d8b6 f8c8/c8 b6b1";
+    let (e, r) = c_agree(cc::START, moves);
+    assert_eq!((e.perft(1), cc::perft(&r.pos, 1)), (31, 31));
+    let attacks: Vec<String> = r.legal_texts().into_iter().filter(|t| t.starts_with("c8d7")).collect();
+    assert_eq!(attacks, ["c8d7"]);
     // A king that attacks a pawn and dies to its counter-attack loses.
     let (_, r) = c_agree("8/8/8/8/8/4k3/3p4/4K3 w - - 0 1 hp=e1:1 shields=d2", "e1d2");
     assert_eq!(r.outcome(), Some((Some(Color::Black), "king-killed")));

@@ -82,8 +82,6 @@ struct Resolution {
     kills: u64,
     /// The attacker dies (counter-attacks).
     attacker_dead: bool,
-    /// The enemy king reached 0 HP.
-    enemy_king_dead: bool,
     /// Whether any piece lost HP.
     any_damage: bool,
     damage: [(u8, u8); 24],
@@ -150,7 +148,6 @@ fn resolve(pos: &Pos, mv: Move) -> Resolution {
         hp: pos.ext().hp,
         kills: 0,
         attacker_dead: false,
-        enemy_king_dead: false,
         any_damage: false,
         damage: [(0, 0); 24],
         damage_len: 0,
@@ -199,12 +196,9 @@ fn resolve(pos: &Pos, mv: Move) -> Resolution {
             res.kills |= u64::from_square(sq);
         }
     }
-    res.enemy_king_dead = (res.kills & board.pieces(!us, KING)).any();
-    if res.enemy_king_dead {
-        // The enemy king falls at once: nothing strikes back.
-        return res;
-    }
-    // Counter-attacks by every surviving pawn that lost HP, one after another.
+    // Counter-attacks by every surviving pawn that lost HP, one after another. They strike
+    // also when the enemy king has fallen: the game is won, but the action still resolves
+    // whole, so the final board (and whether the attacker lands) follows the usual order.
     let counter = if is_shielded(pos, mv.from) { COUNTER_DAMAGE / 2 } else { COUNTER_DAMAGE };
     for _pawn in (damaged_pawns & !res.kills).squares() {
         let before = res.hp[mv.from.idx()];

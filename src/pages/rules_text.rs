@@ -282,7 +282,7 @@ const LOOTBOX: RuleBook = RuleBook {
             heading: "A second king",
             blocks: &[List(&[
                 "A looted king is placed like any piece, and placing it is a legal answer to check.",
-                "While you have two or more kings on the board, your kings can be captured (without income) and you need not answer check. Reduced to one king, ordinary check rules apply again and checkmate loses.",
+                "While you have two or more kings on the board, your kings can be captured (without income) and you need not answer check; you are never shown as in check then, since only a lone king can be in check (decided). Reduced to one king, ordinary check rules apply again and checkmate loses.",
                 "A lone king is never captured. A crown may create an attack on a lone king, but the turn's action must then be something else, and the opponent starts its turn in check.",
             ])],
         },
@@ -301,8 +301,8 @@ const LOOTBOX: RuleBook = RuleBook {
             heading: "Order of a turn",
             blocks: &[List(&[
                 "An action is legal only if, after **all** its effects (capture, bolt, shell, landing, promotion, hits, openings, removal of opened boxes), the mover's king is not attacked (while the mover has one king). So an opening may give check, and a king may \"capture\" a defended shelled piece, since it stays where it is.",
-                "Order: income; the end-of-game check; equips; the action (shell break, or capture with income, bolt, landing, promotion fee, hits, openings in square order); the check for the opponent's mate or stalemate (which ends the game with no spawn); the round end (countdown, spawn); the opponent's turn.",
-                "The 100-ply counter is reset by a capture (a bolt's too), a shell break, a pawn move, a placement (bought or looted), a promotion, an equip and a box opening; not by hits that open nothing or by new boxes.",
+                "Order: income; the end-of-game check; equips; the action (shell break, or capture with income, bolt, landing, promotion fee, hits, openings in square order); the check for the opponent's mate or stalemate (which ends the game with no spawn); the round end (countdown, spawn); the opponent's turn. The check for mate or stalemate judges the opponent with the income it is about to receive, as in Chess Gold: a player who can buy a blocker with that income is not mated (decided).",
+                "The 100-ply counter is reset by a capture (a bolt's too), a shell break, a pawn move, a placement (bought or looted), a promotion, an equip and a box opening; not by hits that open nothing or by new boxes. An equip resets it at once, so the position written between an equip and the turn action already shows 0 (decided).",
                 "The repetition position also includes the boxes and their hits, both inventories, the items on pieces and the countdown.",
             ])],
         },

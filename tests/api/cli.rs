@@ -193,3 +193,17 @@ fn state_resolves_a_chessception_attack_that_kills_the_king_whole() {
     assert_eq!((state["status"].as_str(), state["winner"].as_str()), (Some("variant_end"), Some("white")));
     assert_eq!(state["reason"], "king-killed");
 }
+
+#[test]
+fn state_between_an_equip_and_the_action_shows_the_counter_reset() {
+    // Loot Boxes rule 12: the equip resets the no-progress counter at once.
+    let moves = "N@b1 e8e7 e1e2 e7e8 e2e1 e8e7 b1a3 e7e8 a3b5 e8e7 b5a3 e7e8 crossbow@a3";
+    let state = state_json(&["--variant", "lootbox", "--seed", "0", "--moves", moves]);
+    let fen = state["fen"].as_str().expect("fen");
+    assert!(fen.contains(" w - - 0 7 "), "{fen}");
+    // The text loaded with the seed plays on with the game's counters.
+    let resumed = state_json(&["--variant", "lootbox", "--seed", "0", "--fen", fen, "--moves", "a3b5"]);
+    let played = state_json(&["--variant", "lootbox", "--seed", "0", "--moves", &format!("{moves} a3b5")]);
+    assert_eq!(resumed["fen"], played["fen"]);
+    assert!(played["fen"].as_str().is_some_and(|f| f.contains(" b - - 1 7 ")), "{}", played["fen"]);
+}

@@ -393,9 +393,13 @@ fn rule_10_a_king_may_capture_a_defended_shelled_piece() {
 
 #[test]
 fn rule_12_equips_openings_and_shell_breaks_reset_the_counter() {
+    // An equip resets the counter at once; the quiet move after it is the first ply without
+    // progress again.
     let fen = "n3k3/8/8/8/8/8/8/R3K3 w - - 40 30 gold=4/3 boxes=- inventory=crossbow/- items=- countdown=3 words=1";
-    let g = game(0, Some(fen), "crossbow@a1 e1d1");
+    let g = game(0, Some(fen), "crossbow@a1");
     assert!(g.fen().contains(" - - 0 30 "), "{}", g.fen());
+    let g = game(0, Some(fen), "crossbow@a1 e1d1");
+    assert!(g.fen().contains(" - - 1 30 "), "{}", g.fen());
     let fen = "4k3/8/8/8/8/2Q5/8/4K3 w - - 40 30 gold=0/3 boxes=a4:0 inventory=-/- items=- countdown=3 words=1";
     let g = game(0, Some(fen), "c3b3");
     assert!(g.fen().contains(" - - 0 30 "), "{}", g.fen());
@@ -405,6 +409,68 @@ fn rule_12_equips_openings_and_shell_breaks_reset_the_counter() {
     let fen = "4k3/8/2n5/8/4B3/8/8/4K3 w - - 40 30 gold=4/3 boxes=- inventory=-/- items=c6:shell countdown=3 words=1";
     let g = game(0, Some(fen), "e4c6");
     assert!(g.fen().contains(" - - 0 30 "), "{}", g.fen());
+}
+
+#[test]
+fn rule_12_the_text_between_an_equip_and_the_action_shows_0_and_round_trips() {
+    // The issue's game: the crossbow looted from the a4 box is equipped on the knight.
+    let moves = "N@b1 e8e7 e1e2 e7e8 e2e1 e8e7 b1a3 e7e8 a3b5 e8e7 b5a3 e7e8 crossbow@a3";
+    let g = game(0, None, moves);
+    let fen = g.fen();
+    assert!(fen.contains(" w - - 0 7 "), "{fen}");
+    // Loaded with the seed, the text goes on exactly as the game does, counters included.
+    let mut resumed = game(0, Some(&fen), "");
+    let mut played = g.clone();
+    for action in ["a3b5", "e8e7", "b5a3", "e7e8"] {
+        played.play(action).expect("legal in the game");
+        resumed.play(action).expect("legal in the resumed game");
+        assert_eq!(resumed.fen(), played.fen(), "after {action}");
+    }
+    assert!(played.fen().contains(" w - - 4 9 "), "{}", played.fen());
+}
+
+#[test]
+fn rule_12_every_text_of_games_with_equips_round_trips() {
+    // Random games from a position full of items: every position text, between equips and
+    // actions as well, loaded with the seed and played on for four steps, gives the game's own
+    // texts.
+    let start = "r3k2r/pppn1ppp/8/8/8/8/PPPN1PPP/R3K2R w - - 0 1 gold=12/12 boxes=d4:2,e5:1 \
+                 inventory=crossbow2,shell,crown/crossbow,shell2,crown items=- countdown=2 words=1";
+    let mut rng = 0x2545_f491_u64;
+    let mut next = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let mut equips_seen = 0;
+    for seed in 0..8u64 {
+        let mut g = game(seed, Some(start), "");
+        let mut fens = vec![g.fen()];
+        for _ in 0..40 {
+            let equip_now = equips(g.as_ref());
+            let legal = g.legal_actions();
+            let action = if !equip_now.is_empty() && next(3) == 0 {
+                equips_seen += 1;
+                equip_now[next(equip_now.len())].clone()
+            } else if !legal.is_empty() {
+                legal[next(legal.len())].clone()
+            } else {
+                break;
+            };
+            g.play(&action).expect("listed");
+            fens.push(g.fen());
+        }
+        let actions = g.actions();
+        for (i, fen) in fens.iter().enumerate() {
+            let mut resumed = game(seed, Some(fen), "");
+            for (j, action) in actions.iter().enumerate().skip(i).take(4) {
+                resumed.play(action).unwrap_or_else(|e| panic!("seed {seed}, from {fen}: {action}: {e}"));
+                assert_eq!(resumed.fen(), fens[j + 1], "seed {seed}: loaded at ply {i}, after {action}");
+            }
+        }
+    }
+    assert!(equips_seen >= 12, "only {equips_seen} equips played");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use rand_core::{RngCore, SeedableRng};
 use crate::action::{Move, MoveKind, MoveList};
 use crate::bitboard::BitBoard;
 use crate::geometry::{Board8x8, Geometry};
-use crate::movegen::legal_moves;
+use crate::movegen::has_legal_move;
 use crate::pieces::{FIDE_PIECES, Piece, PieceDef, Role};
 use crate::position::{Position, PositionError, mix};
 use crate::square::{Color, Square};
@@ -171,8 +171,8 @@ pub struct LootState {
     pub seed: u64,
     /// What the last action opened.
     pub opened: [Option<Opened>; 2],
-    /// The current turn made progress beyond what the action shows (an equip, a bolt, a shell
-    /// break, an opening).
+    /// The current action made progress beyond what its kind shows (a bolt, a shell break, an
+    /// opening).
     progress: bool,
 }
 
@@ -373,8 +373,8 @@ fn finish_turn(pos: &mut Pos, fx: &Effects, double_push: Option<Square>) {
 /// falls and at zero a box may spawn and the next countdown is drawn.
 fn round_end(pos: &mut Pos) {
     let mut list = Vec::new();
-    legal_moves(pos, &mut list);
-    if list.is_empty() {
+    if !has_legal_move(pos, &mut list) {
+        list.clear();
         LootBox::gen_equips(pos, &mut list);
         if list.is_empty() {
             return;
@@ -581,8 +581,7 @@ impl Variant for LootBox {
         for m in candidates {
             let mut after = pos.clone();
             Self::apply_equip(&mut after, m);
-            legal_moves(&after, &mut after_list);
-            if !after_list.is_empty() {
+            if has_legal_move(&after, &mut after_list) {
                 out.push(m);
             }
         }
@@ -594,7 +593,10 @@ impl Variant for LootBox {
         let e = &mut pos.ext;
         e.gold[us.index()] = e.gold[us.index()].saturating_sub(ITEM_COST[item as usize]);
         e.inventory[us.index()].items[item as usize] = e.inventory[us.index()].items[item as usize].saturating_sub(1);
-        e.progress = true;
+        // Rule 12: the equip resets the no-progress counter at once, so the position text
+        // between it and the turn action shows 0 and a game loaded from that text goes on
+        // with the same counters.
+        pos.halfmoves = 0;
         match item {
             CROSSBOW => e.crossbows |= u64::from_square(m.to),
             SHELL => e.shells |= u64::from_square(m.to),

@@ -1152,6 +1152,16 @@ fn lootbox_rule_book_points() {
     let (e, r) = l_agree(Some(fen), 4, "d4c3");
     assert!(e.fen().starts_with("4k3/8/8/8/8/2q5/8/4K3 w - - 0 9 gold=4/9"), "{}", e.fen());
     assert!(r.pos.in_check());
+    // Rule 8: a player with two kings is never in check, even with both attacked.
+    let fen = "4k2K/8/8/8/3q4/8/8/K7 w - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let (e, r) = l_agree(Some(fen), 4, "");
+    assert!(!r.pos.in_check() && !e.snapshot().check);
+    // Rule 11: the terminal check counts the income about to be received: with 2 + 1 gold White
+    // buys a blocker on the first rank, so it is not mated and the round ends with a spawn.
+    let fen = "7r/8/8/8/8/1k6/8/K7 b - - 0 1 gold=2/3 boxes=- inventory=-/- items=- countdown=1 words=1";
+    let (_, r) = l_agree(Some(fen), 3, "h8h1");
+    assert!(r.outcome().is_none() && r.pos.in_check() && l_has(&r, "N@b1"));
+    assert_eq!(r.pos.boxes.iter().flatten().count(), 1);
     // A player is mated only if no equip helps: no turn action answers the rook's check (no
     // placement reaches rank 5), but a crown turns the a4 pawn into a piece that does.
     let fen =

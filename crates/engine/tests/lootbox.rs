@@ -294,6 +294,49 @@ fn rule_8_a_lone_king_is_never_captured_even_when_a_crown_attacks_it() {
     assert!(snap(g.as_ref()).check, "Black starts its turn in check");
 }
 
+#[test]
+fn rule_8_a_player_with_two_kings_is_never_in_check() {
+    // Black's queen attacks one of White's two kings (a1): no check flag, no check square, and
+    // White need not answer it (a quiet move of the other king is legal).
+    let fen = "4k3/8/8/8/3q4/8/8/K6K w - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let g = game(0, Some(fen), "");
+    let s = snap(g.as_ref());
+    assert!(!s.check && s.check_square.is_none(), "{s:?}");
+    assert!(has(g.as_ref(), "h1g1") && has(g.as_ref(), "a1a2"));
+    // Both kings attacked (a1 and h8 on the queen's diagonal): still no check.
+    let fen = "4k2K/8/8/8/3q4/8/8/K7 w - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let s = snap(game(0, Some(fen), "").as_ref());
+    assert!(!s.check && s.check_square.is_none(), "{s:?}");
+    // Once a king is taken the last one is under ordinary check rules again.
+    let fen = "4k3/8/8/8/3q4/8/8/K6K b - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let g = game(0, Some(fen), "d4h4 a1b1 h4h1");
+    let s = snap(g.as_ref());
+    assert!(s.check && s.check_square.as_deref() == Some("b1"), "{s:?}");
+}
+
+#[test]
+fn rule_11_the_terminal_check_counts_the_income_about_to_be_received() {
+    // Black's rook checks along the first rank, where only a bought knight or bishop can block.
+    // White has 2 gold and receives 1 at the start of its turn: with 3 it can buy the blocker,
+    // so it is not mated, the round ends and the box spawns.
+    let fen = "7r/8/8/8/8/1k6/8/K7 b - - 0 1 gold=2/3 boxes=- inventory=-/- items=- countdown=1 words=1";
+    let g = game(3, Some(fen), "h8h1");
+    assert_eq!(end(g.as_ref()).0, "ongoing");
+    let s = snap(g.as_ref());
+    assert!(s.check && s.state.gold.is_some_and(|gold| gold.white.0 == 6), "{s:?}");
+    let mut answers = g.legal_actions();
+    answers.sort();
+    let expected: Vec<String> =
+        ["B", "N"].iter().flat_map(|p| ["b1", "c1", "d1", "e1", "f1", "g1"].map(|sq| format!("{p}@{sq}"))).collect();
+    assert_eq!(answers, expected);
+    assert_eq!(boxes(g.as_ref()).len(), 1, "the round ended: a box spawned");
+    assert!(!g.fen().contains("countdown=1 words=1"), "the next countdown was drawn: {}", g.fen());
+    // One half-gold less and the income buys nothing that blocks: mate, and no spawn.
+    let g = game(3, Some(&fen.replace("gold=2/3", "gold=1.5/3")), "h8h1");
+    assert_eq!(end(g.as_ref()), ("checkmate", Some("black"), Some("checkmate")));
+    assert!(boxes(g.as_ref()).is_empty() && g.fen().ends_with("countdown=1 words=1"), "{}", g.fen());
+}
+
 // ---------------------------------------------------------------- rule 9: equips
 
 #[test]

@@ -390,10 +390,24 @@ fn rule_9_equip_then_move_in_one_turn_and_the_crown() {
 #[test]
 fn rule_9_an_equip_that_would_leave_no_legal_action_is_refused() {
     let fen = "1r2k3/8/4b3/8/8/8/7P/K6r w - - 0 1 gold=3.5/3 boxes=- inventory=crossbow/- items=- countdown=3 words=1";
-    let mut g = game(0, Some(fen), "");
-    assert!(equips(g.as_ref()).is_empty());
-    let err = g.play("crossbow@h2").expect_err("refused");
-    assert!(err.message().contains("no legal action"), "{err}");
+    // For every item the refusal says that rule 9 refuses it: only a bought knight or bishop
+    // answers the rook's check, and after paying for the item the gold left buys none.
+    let rule_9 = "white would have no legal turn action, and an equip must leave one (rule 9)";
+    for (fen, equip) in [
+        (fen.to_string(), "crossbow@h2"),
+        (fen.replace("inventory=crossbow/-", "inventory=shell/-"), "shell@h2"),
+        // The crown: a rook on a8 does not answer the check (a bishop or queen would take h1).
+        (
+            fen.replace("inventory=crossbow/-", "inventory=crown/-").replace("1r2k3", "Nr2k3").replace("7P", "8"),
+            "crown@a8=R",
+        ),
+    ] {
+        let mut g = game(0, Some(&fen), "");
+        assert!(!equips(g.as_ref()).iter().any(|e| e == equip), "{fen}");
+        assert!(!g.legal_actions().is_empty(), "{fen}");
+        let err = g.play(equip).expect_err("refused");
+        assert_eq!(err.message(), format!("{equip} is not legal: after this equip {rule_9}"));
+    }
 }
 
 #[test]

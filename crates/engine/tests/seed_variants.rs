@@ -369,7 +369,10 @@ fn chessception_rule_2_the_queens_cone() {
     assert_eq!(from(g.as_ref(), "d1d5"), list(&["d1d5/c6", "d1d5/d5", "d1d5/d6", "d1d5/e6"]));
     let mut g = game("chessception", Some(fen), "");
     let err = g.play("d1d5").expect_err("a landing is needed");
-    assert!(err.message().contains("needs the square where the attacker lands"), "{err}");
+    assert!(
+        err.message().contains("says where the attacker lands: d1d5/c6, d1d5/d5, d1d5/d6, d1d5/e6 (rule 1)"),
+        "{err}"
+    );
     g.play("d1d5/d6").expect("lands on d6");
     let damage = snap(g.as_ref()).state.damage.expect("damage");
     let mut squares: Vec<(&str, u8)> = damage.iter().map(|d| (d.square.as_str(), d.amount)).collect();

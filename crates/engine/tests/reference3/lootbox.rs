@@ -536,7 +536,8 @@ impl LPos {
         legal.then_some(ep)
     }
 
-    fn apply_equip(&self, e: Equip) -> LPos {
+    /// The position after equip `e` (one of the side to move's items onto its piece).
+    pub fn apply_equip(&self, e: Equip) -> LPos {
         let mut p = self.clone();
         let me = self.side.idx();
         let item = e.item();

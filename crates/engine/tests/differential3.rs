@@ -13,6 +13,8 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
 mod common;
+#[path = "common/parallel.rs"]
+mod parallel;
 mod reference3;
 
 use std::collections::BTreeSet;
@@ -20,6 +22,7 @@ use std::collections::BTreeSet;
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
 use common::Rng;
+use parallel::parallel_sum;
 use reference3::chessception::{self as cc, CGame, CMove, CPos};
 use reference3::lootbox::{self as lb, Bolt, LAction, LGame, LPos};
 use reference3::{Color, Kind, Outcome, at, distance, rank_of, square_name};
@@ -385,6 +388,44 @@ fn chessception_start_and_perft() {
     // e3/e4 and ...a6 or ...Na6, the bishop beside its knight (one stack) kills the target and
     // the piece diagonally next to it (Bxh6/g7, Bxa6/b7).
     assert_eq!(cc::perft(&r.pos, 3), 8910);
+}
+
+/// The reference's perft, its first moves shared among the cores.
+fn c_reference_perft(pos: &CPos, depth: u32) -> u64 {
+    if depth < 3 || cc::perft(pos, 1) == 0 {
+        return cc::perft(pos, depth);
+    }
+    parallel_sum(&pos.actions(), |(_, m)| cc::perft(&pos.play(*m).after, depth - 1))
+}
+
+/// `tests/perft/chessception.perft` against the reference (`tests/perft.rs` checks the engine
+/// against the same lines). Lines up to `DIFFERENTIAL_PERFT_BUDGET` nodes (default 60,000, for a
+/// debug build); `.ci/run` checks every line in a release build, depth 6 of the start included.
+#[test]
+fn chessception_perft_data_file_agrees_with_the_reference() {
+    let budget = env_number("DIFFERENTIAL_PERFT_BUDGET").unwrap_or(60_000);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft/chessception.perft");
+    let text = std::fs::read_to_string(path).expect("perft data file");
+    let mut fen = cc::START.to_string();
+    let mut checked = 0;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (key, rest) = line.split_once(' ').expect("key and value");
+        match key {
+            "variant" => assert_eq!(rest, "chessception"),
+            "id" => fen = cc::START.to_string(),
+            "fen" => fen = rest.to_string(),
+            "perft" => {
+                let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
+                let (depth, nodes): (u32, u64) = (depth.parse().expect("depth"), nodes.parse().expect("nodes"));
+                if nodes <= budget {
+                    assert_eq!(c_reference_perft(&c_reference(&fen).pos, depth), nodes, "{fen} perft {depth}");
+                    checked += 1;
+                }
+            }
+            other => panic!("unknown key {other}"),
+        }
+    }
+    assert!(checked >= 12, "only {checked} perft lines within the budget");
 }
 
 #[test]

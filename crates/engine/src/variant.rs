@@ -135,6 +135,9 @@ pub trait Variant: 'static + Sized + Copy + Debug + Default + Send + Sync + Part
     /// Legality judged with pins and check masks (FIDE-like capture). When false, every
     /// pseudo-legal move is played and the mover's king tested.
     const PIN_LEGALITY: bool = true;
+    /// The side not to move may be in check in a valid position: in Loot Boxes a crown may create
+    /// an attack on a lone king before the turn's action, and the text written then must read back.
+    const SIDE_NOT_TO_MOVE_MAY_BE_IN_CHECK: bool = false;
     /// An attack may offer a choice of landing squares, written after a `/` (Chessception).
     const LANDINGS: bool = false;
     /// Castling needs the squares the king crosses and lands on to be unattacked.

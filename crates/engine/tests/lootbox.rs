@@ -295,6 +295,20 @@ fn rule_8_a_lone_king_is_never_captured_even_when_a_crown_attacks_it() {
 }
 
 #[test]
+fn rule_8_the_text_written_after_a_crown_attacks_the_lone_king_reads_back() {
+    // Found by the position-text fuzzer: after crown@a8=Q the black king is attacked with White
+    // still to move, and the text of that moment was refused ("the side not to move is in
+    // check"), so it did not round-trip (rule 12).
+    let fen = "Nk2r3/8/4b3/8/8/8/8/K6r w - - 0 1 gold=3.5/1 boxes=- inventory=crown/- items=- countdown=3 words=1";
+    let g = game(0, Some(fen), "crown@a8=Q");
+    let text = g.fen();
+    assert_eq!(text, "Qk2r3/8/4b3/8/8/8/8/K6r w - - 0 1 gold=0/1 boxes=- inventory=-/- items=- countdown=3 words=1");
+    let resumed = game(0, Some(&text), "");
+    assert_eq!(resumed.legal_actions(), g.legal_actions());
+    assert!(!has(g.as_ref(), "a8b8"), "the lone king is not captured");
+}
+
+#[test]
 fn rule_8_a_player_with_two_kings_is_never_in_check() {
     // Black's queen attacks one of White's two kings (a1): no check flag, no check square, and
     // White need not answer it (a quiet move of the other king is legal).

@@ -464,6 +464,7 @@ impl Variant for LootBox {
     const HAS_EQUIPS: bool = true;
     const PIN_LEGALITY: bool = false;
     const MAX_KINGS: u32 = 16;
+    const SIDE_NOT_TO_MOVE_MAY_BE_IN_CHECK: bool = true;
 
     piece_tables!(u64);
 

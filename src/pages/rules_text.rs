@@ -282,7 +282,7 @@ const LOOTBOX: RuleBook = RuleBook {
             heading: "A second king",
             blocks: &[List(&[
                 "A looted king is placed like any piece, and placing it is a legal answer to check.",
-                "While you have two or more kings on the board, your kings can be captured (without income) and you need not answer check. Reduced to one king, ordinary check rules apply again and checkmate loses.",
+                "While you have two or more kings on the board, your kings can be captured (without income) and you need not answer check; you are never shown as in check then, since only a lone king can be in check (decided). Reduced to one king, ordinary check rules apply again and checkmate loses.",
                 "A lone king is never captured. A crown may create an attack on a lone king, but the turn's action must then be something else, and the opponent starts its turn in check.",
             ])],
         },
@@ -301,8 +301,8 @@ const LOOTBOX: RuleBook = RuleBook {
             heading: "Order of a turn",
             blocks: &[List(&[
                 "An action is legal only if, after **all** its effects (capture, bolt, shell, landing, promotion, hits, openings, removal of opened boxes), the mover's king is not attacked (while the mover has one king). So an opening may give check, and a king may \"capture\" a defended shelled piece, since it stays where it is.",
-                "Order: income; the end-of-game check; equips; the action (shell break, or capture with income, bolt, landing, promotion fee, hits, openings in square order); the check for the opponent's mate or stalemate (which ends the game with no spawn); the round end (countdown, spawn); the opponent's turn.",
-                "The 100-ply counter is reset by a capture (a bolt's too), a shell break, a pawn move, a placement (bought or looted), a promotion, an equip and a box opening; not by hits that open nothing or by new boxes.",
+                "Order: income; the end-of-game check; equips; the action (shell break, or capture with income, bolt, landing, promotion fee, hits, openings in square order); the check for the opponent's mate or stalemate (which ends the game with no spawn); the round end (countdown, spawn); the opponent's turn. The check for mate or stalemate judges the opponent with the income it is about to receive, as in Chess Gold: a player who can buy a blocker with that income is not mated (decided).",
+                "The 100-ply counter is reset by a capture (a bolt's too), a shell break, a pawn move, a placement (bought or looted), a promotion, an equip and a box opening; not by hits that open nothing or by new boxes. An equip resets it at once, so the position written between an equip and the turn action already shows 0 (decided).",
                 "The repetition position also includes the boxes and their hits, both inventories, the items on pieces and the countdown.",
             ])],
         },
@@ -663,7 +663,7 @@ const CHESSCEPTION: RuleBook = RuleBook {
                     "Pawn counter-attacks: every pawn that lost at least 1 HP to this attack and survived deals 2 to the attacker, one after another.",
                     "Pieces at 0 HP are removed (HP never goes below 0).",
                     "The attacker lands: with only a direct kill, on the target's square; with exactly one area kill only, on that square; with two or more kill squares, the player chooses among them, target included, and the action says which (`d1d5/d5`, `d1d5/c6`); with no kill, back on its origin square. En passant always ends on the passed-over square. An attacker removed by counter-attacks does not land.",
-                    "A king at 0 HP loses at once, even through its own attack.",
+                    "A king at 0 HP loses at once, even through its own attack. The whole sequence above still resolves in that action (decided): when the primary or area damage brings the enemy king to 0 HP, the surviving pawns still strike back, and an attacker they kill does not land, so such an attack has no landing choice. Only the final board changes, never the result.",
                 ]),
                 P("The queen's cone: moving straight, the square beyond the target and its two side neighbours; moving diagonally, the three squares beyond the target in the direction of the move, the diagonal one and the two orthogonal ones (decided)."),
                 Board(Diagram::new("4k3/8/2ppp3/3n4/8/8/8/3QK3", "The queen attacks d5 straight up the file: 4 damage to the knight and 2 to each of c6, d6 and e6.").arrows("d1d5").dots("c6 d6 e6")),

@@ -203,3 +203,37 @@ async fn a_misspelt_environment_setting_stops_the_start_with_its_name() {
     let out = run("CHESSGOLD__GAME__FIRST_MOVE_SECS");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `chessgold state` as JSON, after checking that it succeeded.
+fn state_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["state"];
+    all.extend_from_slice(args);
+    let out = chessgold_plain(&all);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("state prints JSON")
+}
+
+#[test]
+fn state_resolves_a_chessception_attack_that_kills_the_king_whole() {
+    // The rule book's example: White wins, and the queen (1 HP) falls to the e6 pawn's
+    // counter-attack instead of standing on e5.
+    let fen = "8/8/4p3/4k3/8/8/8/K3Q3 w - - 0 1 hp=e5:2,e1:1 shields=e6";
+    let state = state_json(&["--variant", "chessception", "--fen", fen, "--moves", "e1e5"]);
+    assert_eq!(state["fen"], "8/8/4p3/8/8/8/8/K7 b - - 0 1 hp=e6:1 shields=e6");
+    assert_eq!((state["status"].as_str(), state["winner"].as_str()), (Some("variant_end"), Some("white")));
+    assert_eq!(state["reason"], "king-killed");
+}
+
+#[test]
+fn state_between_an_equip_and_the_action_shows_the_counter_reset() {
+    // Loot Boxes rule 12: the equip resets the no-progress counter at once.
+    let moves = "N@b1 e8e7 e1e2 e7e8 e2e1 e8e7 b1a3 e7e8 a3b5 e8e7 b5a3 e7e8 crossbow@a3";
+    let state = state_json(&["--variant", "lootbox", "--seed", "0", "--moves", moves]);
+    let fen = state["fen"].as_str().expect("fen");
+    assert!(fen.contains(" w - - 0 7 "), "{fen}");
+    // The text loaded with the seed plays on with the game's counters.
+    let resumed = state_json(&["--variant", "lootbox", "--seed", "0", "--fen", fen, "--moves", "a3b5"]);
+    let played = state_json(&["--variant", "lootbox", "--seed", "0", "--moves", &format!("{moves} a3b5")]);
+    assert_eq!(resumed["fen"], played["fen"]);
+    assert!(played["fen"].as_str().is_some_and(|f| f.contains(" b - - 1 7 ")), "{}", played["fen"]);
+}

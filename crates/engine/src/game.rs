@@ -5,11 +5,12 @@
 //! the whole game, the no-progress rule).
 
 use crate::action::{ActionError, ActionText, Move, MoveKind, MoveList};
+use crate::explain::explain;
 use crate::geometry::Geometry;
-use crate::movegen::{legal_moves, pseudo_legal_moves};
+use crate::movegen::legal_moves;
 use crate::outcome::{EndReason, Outcome};
 use crate::pieces::Role;
-use crate::position::{Position, letters};
+use crate::position::Position;
 use crate::variant::Variant;
 
 /// The text of a move in the variant's notation.
@@ -242,7 +243,9 @@ fn find_legal<V: Variant>(legal: &[Move], syntax: &ActionText) -> Option<Move> {
                 Some(l) => sq(l)?,
                 None => Move::NO_SQUARE,
             };
-            let lands = |m: &Move| m.kind == MoveKind::Castle || m.aux == landing;
+            // A castling move keeps its rook in `aux`; it is never written with a landing.
+            let lands =
+                |m: &Move| if m.kind == MoveKind::Castle { landing == Move::NO_SQUARE } else { m.aux == landing };
             match promotion {
                 Some(p) => {
                     let role = role_of_letter::<V>(p.to_ascii_uppercase())?;
@@ -267,122 +270,5 @@ fn find_legal<V: Variant>(legal: &[Move], syntax: &ActionText) -> Option<Move> {
             legal.iter().copied().find(|m| m.kind == MoveKind::PromoteInPlace && m.to == to && m.role == role)
         }
         ActionText::Equip { .. } => None,
-    }
-}
-
-fn square_of<V: Variant>(text: &str) -> Result<crate::square::Square, ActionError> {
-    V::Geo::parse_square(text).ok_or_else(|| {
-        ActionError::Malformed(format!(
-            "{text} is not a square of the {}x{} board of {}",
-            V::Geo::FILES,
-            V::Geo::RANKS,
-            V::NAME
-        ))
-    })
-}
-
-fn role_name<V: Variant>(r: Role) -> String {
-    V::PIECES.get(r.idx()).map_or("piece", |d| d.kind.name()).to_lowercase()
-}
-
-/// Says why a well-formed action is not legal in `pos`.
-fn explain<V: Variant>(pos: &Position<V>, legal: &[Move], text: &str, syntax: &ActionText) -> ActionError {
-    let illegal = |why: String| ActionError::Illegal(format!("{text} is not legal: {why}"));
-    let turn = pos.turn();
-    match syntax {
-        ActionText::Move { from, to, promotion, landing } => {
-            let from = match square_of::<V>(from) {
-                Ok(s) => s,
-                Err(e) => return e,
-            };
-            let to = match square_of::<V>(to) {
-                Ok(s) => s,
-                Err(e) => return e,
-            };
-            if landing.is_some() {
-                return illegal(format!("a landing square is written only when {} offers a choice", V::NAME));
-            }
-            let Some(piece) = pos.board().piece_at(from) else {
-                return illegal(format!("there is no piece on {}", V::Geo::name(from)));
-            };
-            if piece.color != turn {
-                return illegal(format!(
-                    "the {} on {} is {}'s and it is {}'s turn",
-                    role_name::<V>(piece.role),
-                    V::Geo::name(from),
-                    piece.color.name(),
-                    turn.name()
-                ));
-            }
-            let same: Vec<&Move> = legal.iter().filter(|m| m.is_board_move() && m.from == from && m.to == to).collect();
-            if !same.is_empty() {
-                let options: Vec<String> = same.iter().rev().map(|m| move_text::<V>(**m)).collect();
-                let landing_choice = same.iter().any(|m| m.aux != Move::NO_SQUARE && m.kind != MoveKind::Castle);
-                return match promotion {
-                    Some(p) if !landing_choice => {
-                        illegal(format!("'{p}' is not a choice for this move (legal: {})", options.join(", ")))
-                    }
-                    _ if landing_choice => illegal(format!(
-                        "this attack needs the square where the attacker lands: {}",
-                        options.join(", ")
-                    )),
-                    _ => illegal(format!("this move needs a promotion letter: {}", options.join(", "))),
-                };
-            }
-            let mut pseudo = Vec::new();
-            pseudo_legal_moves(pos, &mut pseudo);
-            if V::CHECK && pseudo.iter().any(|m| m.is_board_move() && m.from == from && m.to == to) {
-                return illegal(if pos.is_check() {
-                    format!("{} is in check and this move does not end the check", turn.name())
-                } else {
-                    format!("it would leave the {} king in check", turn.name())
-                });
-            }
-            illegal(format!(
-                "the {} on {} cannot move to {}",
-                role_name::<V>(piece.role),
-                V::Geo::name(from),
-                V::Geo::name(to)
-            ))
-        }
-        ActionText::Place { letter, to } => {
-            let to = match square_of::<V>(to) {
-                Ok(s) => s,
-                Err(e) => return e,
-            };
-            if !V::PIECES.iter().any(|d| d.letter == *letter) {
-                return illegal(format!("'{letter}' is not a piece of {} (pieces: {})", V::NAME, letters::<V>()));
-            }
-            if !legal.iter().any(|m| m.kind == MoveKind::Place) && !V::has_placements() {
-                return illegal(format!("{} has no placements", V::NAME));
-            }
-            if pos.board().piece_at(to).is_some() {
-                return illegal(format!("{} is occupied", V::Geo::name(to)));
-            }
-            illegal(V::explain_placement(pos, *letter, to))
-        }
-        ActionText::Promote { square, letter } => {
-            let sq = match square_of::<V>(square) {
-                Ok(s) => s,
-                Err(e) => return e,
-            };
-            if !V::PIECES.iter().any(|d| d.letter == *letter) {
-                return illegal(format!("'{letter}' is not a piece of {} (pieces: {})", V::NAME, letters::<V>()));
-            }
-            match pos.board().piece_at(sq) {
-                None => illegal(format!("there is no piece on {}", V::Geo::name(sq))),
-                Some(p) if p.color != turn => {
-                    illegal(format!("the piece on {} is {}'s", V::Geo::name(sq), p.color.name()))
-                }
-                Some(p) => illegal(V::explain_promotion(pos, p.role, *letter, sq)),
-            }
-        }
-        ActionText::Equip { item, square, .. } => {
-            let sq = match square_of::<V>(square) {
-                Ok(s) => s,
-                Err(e) => return e,
-            };
-            illegal(V::explain_equip(pos, item, sq))
-        }
     }
 }

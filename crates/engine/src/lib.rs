@@ -18,6 +18,7 @@
 
 pub mod action;
 pub mod bitboard;
+pub mod explain;
 pub mod game;
 pub mod geometry;
 mod magics;

@@ -101,6 +101,23 @@ pub fn legal_moves<V: Variant>(pos: &Position<V>, out: &mut MoveList) {
     }
 }
 
+/// Whether `pos` has at least one legal turn action (`scratch` is reused for the generation).
+///
+/// Where legality is judged by playing each move (Loot Boxes), this stops at the first legal
+/// one instead of playing them all, which equips need for every candidate.
+pub fn has_legal_move<V: Variant>(pos: &Position<V>, scratch: &mut MoveList) -> bool {
+    scratch.clear();
+    if V::variant_outcome(pos).is_some() {
+        return false;
+    }
+    if V::CUSTOM_MOVEGEN || !V::CHECK || V::PIN_LEGALITY {
+        legal_moves(pos, scratch);
+        return !scratch.is_empty();
+    }
+    generate::<V, false>(pos, scratch);
+    scratch.iter().any(|m| pos.is_legal_by_play(*m))
+}
+
 /// Fills `out` with the legal captures and promotions only (for a search's quiescence): the
 /// subset of [`legal_moves`] whose destination holds an enemy piece, captures en passant, or
 /// promotes (a pawn's step to the last rank without promoting is not included).

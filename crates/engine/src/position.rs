@@ -651,6 +651,7 @@ impl<V: Variant> Position<V> {
             }
         }
         if V::CHECK
+            && !V::SIDE_NOT_TO_MOVE_MAY_BE_IN_CHECK
             && let Some(k) = self.king(!self.turn)
             && self.attackers(k, self.turn, self.occupied()).any()
         {

@@ -103,6 +103,11 @@ pub trait AnyGame: Send + Sync + fmt::Debug {
     /// # Errors
     /// An [`ActionError`] saying why; the game is unchanged.
     fn play(&mut self, action: &str) -> Result<String, ActionError>;
+    /// Checks an action given as text without playing it; returns it as the notation writes it.
+    ///
+    /// # Errors
+    /// The [`ActionError`] that [`AnyGame::play`] would give; the game is unchanged either way.
+    fn check_action(&self, action: &str) -> Result<String, ActionError>;
     /// The actions played so far.
     fn actions(&self) -> Vec<String>;
     /// Leaf count of the legal-action tree from the current position.
@@ -144,6 +149,10 @@ impl<V: Variant> AnyGame for Game<V> {
 
     fn play(&mut self, action: &str) -> Result<String, ActionError> {
         self.play_text(action).map(move_text::<V>)
+    }
+
+    fn check_action(&self, action: &str) -> Result<String, ActionError> {
+        self.parse(action).map(move_text::<V>)
     }
 
     fn actions(&self) -> Vec<String> {

@@ -13,6 +13,8 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
 mod common;
+#[path = "common/parallel.rs"]
+mod parallel;
 mod reference3;
 
 use std::collections::BTreeSet;
@@ -20,6 +22,7 @@ use std::collections::BTreeSet;
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
 use common::Rng;
+use parallel::parallel_sum;
 use reference3::chessception::{self as cc, CGame, CMove, CPos};
 use reference3::lootbox::{self as lb, Bolt, LAction, LGame, LPos};
 use reference3::{Color, Kind, Outcome, at, distance, rank_of, square_name};
@@ -387,6 +390,44 @@ fn chessception_start_and_perft() {
     assert_eq!(cc::perft(&r.pos, 3), 8910);
 }
 
+/// The reference's perft, its first moves shared among the cores.
+fn c_reference_perft(pos: &CPos, depth: u32) -> u64 {
+    if depth < 3 || cc::perft(pos, 1) == 0 {
+        return cc::perft(pos, depth);
+    }
+    parallel_sum(&pos.actions(), |(_, m)| cc::perft(&pos.play(*m).after, depth - 1))
+}
+
+/// `tests/perft/chessception.perft` against the reference (`tests/perft.rs` checks the engine
+/// against the same lines). Lines up to `DIFFERENTIAL_PERFT_BUDGET` nodes (default 60,000, for a
+/// debug build); `.ci/run` checks every line in a release build, depth 6 of the start included.
+#[test]
+fn chessception_perft_data_file_agrees_with_the_reference() {
+    let budget = env_number("DIFFERENTIAL_PERFT_BUDGET").unwrap_or(60_000);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft/chessception.perft");
+    let text = std::fs::read_to_string(path).expect("perft data file");
+    let mut fen = cc::START.to_string();
+    let mut checked = 0;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (key, rest) = line.split_once(' ').expect("key and value");
+        match key {
+            "variant" => assert_eq!(rest, "chessception"),
+            "id" => fen = cc::START.to_string(),
+            "fen" => fen = rest.to_string(),
+            "perft" => {
+                let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
+                let (depth, nodes): (u32, u64) = (depth.parse().expect("depth"), nodes.parse().expect("nodes"));
+                if nodes <= budget {
+                    assert_eq!(c_reference_perft(&c_reference(&fen).pos, depth), nodes, "{fen} perft {depth}");
+                    checked += 1;
+                }
+            }
+            other => panic!("unknown key {other}"),
+        }
+    }
+    assert!(checked >= 12, "only {checked} perft lines within the budget");
+}
+
 #[test]
 fn chessception_playouts_agree() {
     let mut seen = CSeen::default();
@@ -522,10 +563,19 @@ fn chessception_random_positions_agree() {
 
 #[test]
 fn chessception_decided_points() {
-    // A fallen enemy king ends the attack: no counter-attack, the queen lands on e5 with 1 HP.
+    // A fallen enemy king does not stop the resolution: the e6 pawn, alive with 1 HP, strikes
+    // back and the queen (1 HP) falls without landing; White has won all the same.
     let (e, r) = c_agree("8/8/4p3/4k3/8/8/8/K3Q3 w - - 0 1 hp=e5:2,e1:1 shields=e6", "e1e5");
     assert_eq!(r.outcome(), Some((Some(Color::White), "king-killed")));
-    assert_eq!(e.fen(), "8/8/4p3/4Q3/8/8/8/K7 b - - 0 1 hp=e5:1,e6:1 shields=e6");
+    assert_eq!(e.fen(), "8/8/4p3/8/8/8/8/K7 b - - 0 1 hp=e6:1 shields=e6");
+    // So an attacker the pawns kill has no landing choice even with two kill squares (the d7
+    // pawn and the king on e7): one form of the attack, 31 actions in all.
+    let moves = "b2b3 g7g5 c2c4 c7c5 e2e4 a7a5 h2h4 g5h4 h1h4 h7h5 h4h5 h8h5 d1h5 b8a6 f2f3 a5a4 b3a4 e7e6 \
+                 h5f7 e8f7 f7g8 e8e7 g8f8 a8a7 g8f8 d8b6 f8c8/c8 b6b1";
+    let (e, r) = c_agree(cc::START, moves);
+    assert_eq!((e.perft(1), cc::perft(&r.pos, 1)), (31, 31));
+    let attacks: Vec<String> = r.legal_texts().into_iter().filter(|t| t.starts_with("c8d7")).collect();
+    assert_eq!(attacks, ["c8d7"]);
     // A king that attacks a pawn and dies to its counter-attack loses.
     let (_, r) = c_agree("8/8/8/8/8/4k3/3p4/4K3 w - - 0 1 hp=e1:1 shields=d2", "e1d2");
     assert_eq!(r.outcome(), Some((Some(Color::Black), "king-killed")));
@@ -1143,6 +1193,16 @@ fn lootbox_rule_book_points() {
     let (e, r) = l_agree(Some(fen), 4, "d4c3");
     assert!(e.fen().starts_with("4k3/8/8/8/8/2q5/8/4K3 w - - 0 9 gold=4/9"), "{}", e.fen());
     assert!(r.pos.in_check());
+    // Rule 8: a player with two kings is never in check, even with both attacked.
+    let fen = "4k2K/8/8/8/3q4/8/8/K7 w - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let (e, r) = l_agree(Some(fen), 4, "");
+    assert!(!r.pos.in_check() && !e.snapshot().check);
+    // Rule 11: the terminal check counts the income about to be received: with 2 + 1 gold White
+    // buys a blocker on the first rank, so it is not mated and the round ends with a spawn.
+    let fen = "7r/8/8/8/8/1k6/8/K7 b - - 0 1 gold=2/3 boxes=- inventory=-/- items=- countdown=1 words=1";
+    let (_, r) = l_agree(Some(fen), 3, "h8h1");
+    assert!(r.outcome().is_none() && r.pos.in_check() && l_has(&r, "N@b1"));
+    assert_eq!(r.pos.boxes.iter().flatten().count(), 1);
     // A player is mated only if no equip helps: no turn action answers the rook's check (no
     // placement reaches rank 5), but a crown turns the a4 pawn into a piece that does.
     let fen =

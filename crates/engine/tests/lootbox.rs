@@ -294,6 +294,63 @@ fn rule_8_a_lone_king_is_never_captured_even_when_a_crown_attacks_it() {
     assert!(snap(g.as_ref()).check, "Black starts its turn in check");
 }
 
+#[test]
+fn rule_8_the_text_written_after_a_crown_attacks_the_lone_king_reads_back() {
+    // Found by the position-text fuzzer: after crown@a8=Q the black king is attacked with White
+    // still to move, and the text of that moment was refused ("the side not to move is in
+    // check"), so it did not round-trip (rule 12).
+    let fen = "Nk2r3/8/4b3/8/8/8/8/K6r w - - 0 1 gold=3.5/1 boxes=- inventory=crown/- items=- countdown=3 words=1";
+    let g = game(0, Some(fen), "crown@a8=Q");
+    let text = g.fen();
+    assert_eq!(text, "Qk2r3/8/4b3/8/8/8/8/K6r w - - 0 1 gold=0/1 boxes=- inventory=-/- items=- countdown=3 words=1");
+    let resumed = game(0, Some(&text), "");
+    assert_eq!(resumed.legal_actions(), g.legal_actions());
+    assert!(!has(g.as_ref(), "a8b8"), "the lone king is not captured");
+}
+
+#[test]
+fn rule_8_a_player_with_two_kings_is_never_in_check() {
+    // Black's queen attacks one of White's two kings (a1): no check flag, no check square, and
+    // White need not answer it (a quiet move of the other king is legal).
+    let fen = "4k3/8/8/8/3q4/8/8/K6K w - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let g = game(0, Some(fen), "");
+    let s = snap(g.as_ref());
+    assert!(!s.check && s.check_square.is_none(), "{s:?}");
+    assert!(has(g.as_ref(), "h1g1") && has(g.as_ref(), "a1a2"));
+    // Both kings attacked (a1 and h8 on the queen's diagonal): still no check.
+    let fen = "4k2K/8/8/8/3q4/8/8/K7 w - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let s = snap(game(0, Some(fen), "").as_ref());
+    assert!(!s.check && s.check_square.is_none(), "{s:?}");
+    // Once a king is taken the last one is under ordinary check rules again.
+    let fen = "4k3/8/8/8/3q4/8/8/K6K b - - 0 9 gold=4/9 boxes=- inventory=-/- items=- countdown=3 words=7";
+    let g = game(0, Some(fen), "d4h4 a1b1 h4h1");
+    let s = snap(g.as_ref());
+    assert!(s.check && s.check_square.as_deref() == Some("b1"), "{s:?}");
+}
+
+#[test]
+fn rule_11_the_terminal_check_counts_the_income_about_to_be_received() {
+    // Black's rook checks along the first rank, where only a bought knight or bishop can block.
+    // White has 2 gold and receives 1 at the start of its turn: with 3 it can buy the blocker,
+    // so it is not mated, the round ends and the box spawns.
+    let fen = "7r/8/8/8/8/1k6/8/K7 b - - 0 1 gold=2/3 boxes=- inventory=-/- items=- countdown=1 words=1";
+    let g = game(3, Some(fen), "h8h1");
+    assert_eq!(end(g.as_ref()).0, "ongoing");
+    let s = snap(g.as_ref());
+    assert!(s.check && s.state.gold.is_some_and(|gold| gold.white.0 == 6), "{s:?}");
+    let mut answers = g.legal_actions();
+    answers.sort();
+    let expected: Vec<String> =
+        ["B", "N"].iter().flat_map(|p| ["b1", "c1", "d1", "e1", "f1", "g1"].map(|sq| format!("{p}@{sq}"))).collect();
+    assert_eq!(answers, expected);
+    assert_eq!(boxes(g.as_ref()).len(), 1, "the round ended: a box spawned");
+    assert!(!g.fen().contains("countdown=1 words=1"), "the next countdown was drawn: {}", g.fen());
+    // One half-gold less and the income buys nothing that blocks: mate, and no spawn.
+    let g = game(3, Some(&fen.replace("gold=2/3", "gold=1.5/3")), "h8h1");
+    assert_eq!(end(g.as_ref()), ("checkmate", Some("black"), Some("checkmate")));
+    assert!(boxes(g.as_ref()).is_empty() && g.fen().ends_with("countdown=1 words=1"), "{}", g.fen());
+}
+
 // ---------------------------------------------------------------- rule 9: equips
 
 #[test]
@@ -347,10 +404,24 @@ fn rule_9_equip_then_move_in_one_turn_and_the_crown() {
 #[test]
 fn rule_9_an_equip_that_would_leave_no_legal_action_is_refused() {
     let fen = "1r2k3/8/4b3/8/8/8/7P/K6r w - - 0 1 gold=3.5/3 boxes=- inventory=crossbow/- items=- countdown=3 words=1";
-    let mut g = game(0, Some(fen), "");
-    assert!(equips(g.as_ref()).is_empty());
-    let err = g.play("crossbow@h2").expect_err("refused");
-    assert!(err.message().contains("no legal action"), "{err}");
+    // For every item the refusal says that rule 9 refuses it: only a bought knight or bishop
+    // answers the rook's check, and after paying for the item the gold left buys none.
+    let rule_9 = "white would have no legal turn action, and an equip must leave one (rule 9)";
+    for (fen, equip) in [
+        (fen.to_string(), "crossbow@h2"),
+        (fen.replace("inventory=crossbow/-", "inventory=shell/-"), "shell@h2"),
+        // The issue's crown: a rook on a8 does not answer the check (a bishop or queen would take h1).
+        (
+            fen.replace("inventory=crossbow/-", "inventory=crown/-").replace("1r2k3", "Nr2k3").replace("7P", "8"),
+            "crown@a8=R",
+        ),
+    ] {
+        let mut g = game(0, Some(&fen), "");
+        assert!(!equips(g.as_ref()).iter().any(|e| e == equip), "{fen}");
+        assert!(!g.legal_actions().is_empty(), "{fen}");
+        let err = g.play(equip).expect_err("refused");
+        assert_eq!(err.message(), format!("{equip} is not legal: after this equip {rule_9}"));
+    }
 }
 
 #[test]
@@ -393,9 +464,13 @@ fn rule_10_a_king_may_capture_a_defended_shelled_piece() {
 
 #[test]
 fn rule_12_equips_openings_and_shell_breaks_reset_the_counter() {
+    // An equip resets the counter at once; the quiet move after it is the first ply without
+    // progress again.
     let fen = "n3k3/8/8/8/8/8/8/R3K3 w - - 40 30 gold=4/3 boxes=- inventory=crossbow/- items=- countdown=3 words=1";
-    let g = game(0, Some(fen), "crossbow@a1 e1d1");
+    let g = game(0, Some(fen), "crossbow@a1");
     assert!(g.fen().contains(" - - 0 30 "), "{}", g.fen());
+    let g = game(0, Some(fen), "crossbow@a1 e1d1");
+    assert!(g.fen().contains(" - - 1 30 "), "{}", g.fen());
     let fen = "4k3/8/8/8/8/2Q5/8/4K3 w - - 40 30 gold=0/3 boxes=a4:0 inventory=-/- items=- countdown=3 words=1";
     let g = game(0, Some(fen), "c3b3");
     assert!(g.fen().contains(" - - 0 30 "), "{}", g.fen());
@@ -405,6 +480,68 @@ fn rule_12_equips_openings_and_shell_breaks_reset_the_counter() {
     let fen = "4k3/8/2n5/8/4B3/8/8/4K3 w - - 40 30 gold=4/3 boxes=- inventory=-/- items=c6:shell countdown=3 words=1";
     let g = game(0, Some(fen), "e4c6");
     assert!(g.fen().contains(" - - 0 30 "), "{}", g.fen());
+}
+
+#[test]
+fn rule_12_the_text_between_an_equip_and_the_action_shows_0_and_round_trips() {
+    // The issue's game: the crossbow looted from the a4 box is equipped on the knight.
+    let moves = "N@b1 e8e7 e1e2 e7e8 e2e1 e8e7 b1a3 e7e8 a3b5 e8e7 b5a3 e7e8 crossbow@a3";
+    let g = game(0, None, moves);
+    let fen = g.fen();
+    assert!(fen.contains(" w - - 0 7 "), "{fen}");
+    // Loaded with the seed, the text goes on exactly as the game does, counters included.
+    let mut resumed = game(0, Some(&fen), "");
+    let mut played = g.clone();
+    for action in ["a3b5", "e8e7", "b5a3", "e7e8"] {
+        played.play(action).expect("legal in the game");
+        resumed.play(action).expect("legal in the resumed game");
+        assert_eq!(resumed.fen(), played.fen(), "after {action}");
+    }
+    assert!(played.fen().contains(" w - - 4 9 "), "{}", played.fen());
+}
+
+#[test]
+fn rule_12_every_text_of_games_with_equips_round_trips() {
+    // Random games from a position full of items: every position text, between equips and
+    // actions as well, loaded with the seed and played on for four steps, gives the game's own
+    // texts.
+    let start = "r3k2r/pppn1ppp/8/8/8/8/PPPN1PPP/R3K2R w - - 0 1 gold=12/12 boxes=d4:2,e5:1 \
+                 inventory=crossbow2,shell,crown/crossbow,shell2,crown items=- countdown=2 words=1";
+    let mut rng = 0x2545_f491_u64;
+    let mut next = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let mut equips_seen = 0;
+    for seed in 0..8u64 {
+        let mut g = game(seed, Some(start), "");
+        let mut fens = vec![g.fen()];
+        for _ in 0..40 {
+            let equip_now = equips(g.as_ref());
+            let legal = g.legal_actions();
+            let action = if !equip_now.is_empty() && next(3) == 0 {
+                equips_seen += 1;
+                equip_now[next(equip_now.len())].clone()
+            } else if !legal.is_empty() {
+                legal[next(legal.len())].clone()
+            } else {
+                break;
+            };
+            g.play(&action).expect("listed");
+            fens.push(g.fen());
+        }
+        let actions = g.actions();
+        for (i, fen) in fens.iter().enumerate() {
+            let mut resumed = game(seed, Some(fen), "");
+            for (j, action) in actions.iter().enumerate().skip(i).take(4) {
+                resumed.play(action).unwrap_or_else(|e| panic!("seed {seed}, from {fen}: {action}: {e}"));
+                assert_eq!(resumed.fen(), fens[j + 1], "seed {seed}: loaded at ply {i}, after {action}");
+            }
+        }
+    }
+    assert!(equips_seen >= 12, "only {equips_seen} equips played");
 }
 
 #[test]

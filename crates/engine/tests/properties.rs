@@ -102,6 +102,14 @@ fn playout<V: Variant>(seed: u64, plies: usize) -> Game<V> {
             break;
         }
         let legal = game.legal().to_vec();
+        if legal.is_empty() {
+            // Only equips are left (Loot Boxes: a crown that makes a turn action possible): the
+            // game goes on, so one of them must be listed.
+            let equips = game.equips().to_vec();
+            assert!(!equips.is_empty(), "{}: not over, but no action and no equip", game.position().fen());
+            game.play(equips[rng.below(equips.len())]).expect("listed equip is playable");
+            continue;
+        }
         let m = legal[rng.below(legal.len())];
         let before = game.position().clone();
         // A refused action leaves the game unchanged.

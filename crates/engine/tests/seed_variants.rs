@@ -369,7 +369,10 @@ fn chessception_rule_2_the_queens_cone() {
     assert_eq!(from(g.as_ref(), "d1d5"), list(&["d1d5/c6", "d1d5/d5", "d1d5/d6", "d1d5/e6"]));
     let mut g = game("chessception", Some(fen), "");
     let err = g.play("d1d5").expect_err("a landing is needed");
-    assert!(err.message().contains("needs the square where the attacker lands"), "{err}");
+    assert!(
+        err.message().contains("says where the attacker lands: d1d5/c6, d1d5/d5, d1d5/d6, d1d5/e6 (rule 1)"),
+        "{err}"
+    );
     g.play("d1d5/d6").expect("lands on d6");
     let damage = snap(g.as_ref()).state.damage.expect("damage");
     let mut squares: Vec<(&str, u8)> = damage.iter().map(|d| (d.square.as_str(), d.amount)).collect();
@@ -469,13 +472,41 @@ fn chessception_rule_7_draws() {
 }
 
 #[test]
-fn decision_chessception_a_fallen_enemy_king_ends_the_attack_before_counter_attacks() {
+fn chessception_rule_1_a_fallen_enemy_king_still_lets_the_pawns_strike_back() {
     // The queen (1 HP) kills Black's king (2 HP, halved damage 2); its cone hits the shielded
-    // pawn on e6 for 1, which survives and would strike back for 2 - but the enemy king has
-    // fallen first, so nothing strikes back and the queen lands on e5 with its 1 HP.
+    // pawn on e6 for 1. White has won, but the attack resolves whole: the pawn survives and
+    // strikes back for 2, the queen falls and does not land.
     let g = game("chessception", Some("8/8/4p3/4k3/8/8/8/K3Q3 w - - 0 1 hp=e5:2,e1:1 shields=e6"), "e1e5");
     assert_eq!(end(g.as_ref()), ("variant_end", Some("white"), Some("king-killed")));
+    assert_eq!(g.fen(), "8/8/4p3/8/8/8/8/K7 b - - 0 1 hp=e6:1 shields=e6");
+    let damage = snap(g.as_ref()).state.damage.expect("damage");
+    let dealt: Vec<(&str, u8)> = damage.iter().map(|d| (d.square.as_str(), d.amount)).collect();
+    assert_eq!(dealt, vec![("e5", 2), ("e6", 1), ("e1", 1)]);
+    // With 2 HP the queen survives the counter-attack and lands on the king's square.
+    let g = game("chessception", Some("8/8/4p3/4k3/8/8/8/K3Q3 w - - 0 1 hp=e5:2,e1:3 shields=e6"), "e1e5");
+    assert_eq!(end(g.as_ref()), ("variant_end", Some("white"), Some("king-killed")));
     assert_eq!(g.fen(), "8/8/4p3/4Q3/8/8/8/K7 b - - 0 1 hp=e5:1,e6:1 shields=e6");
+}
+
+#[test]
+fn chessception_rule_1_an_attacker_the_pawns_kill_has_no_landing_choice() {
+    // The queen on c8 (2 HP) attacks d7: the pawn there and the king on e7 (1 HP, in the cone)
+    // fall, which would be two kill squares, but the shielded e6 pawn, also in the cone,
+    // survives with 1 HP and strikes back for 2: the queen falls, does not land, and the
+    // attack has one form only.
+    let moves = "b2b3 g7g5 c2c4 c7c5 e2e4 a7a5 h2h4 g5h4 h1h4 h7h5 h4h5 h8h5 d1h5 b8a6 f2f3 a5a4 b3a4 e7e6 \
+                 h5f7 e8f7 f7g8 e8e7 g8f8 a8a7 g8f8 d8b6 f8c8/c8 b6b1";
+    let g = game("chessception", None, moves);
+    assert_eq!(g.perft(1), 31);
+    assert_eq!(from(g.as_ref(), "c8d7"), list(&["c8d7"]));
+    let mut won = g.clone();
+    assert_eq!(won.play("c8d7").as_deref(), Ok("c8d7"));
+    assert_eq!(end(won.as_ref()), ("variant_end", Some("white"), Some("king-killed")));
+    assert_eq!(won.fen(), "8/r7/n3p3/2p5/P1P1P3/5P2/P2P2P1/RqB1KBN1 b Q - 0 15 hp=e6:1 shields=f1,d2,e6");
+    for landing in ["c8d7/d7", "c8d7/e7"] {
+        let err = g.clone().play(landing).expect_err(landing);
+        assert!(err.message().contains("landing square is written only when"), "{landing}: {err}");
+    }
 }
 
 #[test]

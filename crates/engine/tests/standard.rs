@@ -134,10 +134,10 @@ fn refused_actions_say_why_and_change_nothing() {
     let mut g = Game::<Standard>::new();
     let before = g.position().clone();
     for (text, fragment) in [
-        ("e2e5", "the pawn on e2 cannot move to e5"),
+        ("e2e5", "a pawn moves one square straight forward (two from its second rank)"),
         ("e3e4", "there is no piece on e3"),
         ("e7e5", "is black's and it is white's turn"),
-        ("e2e4q", "'q' is not a choice"),
+        ("e2e4q", "this move does not promote, so it has no promotion letter: e2e4"),
         ("N@c3", "Standard has no placements"),
         ("e2=Q", "no promotion in place"),
         ("e7e8Q", "lower case"),
@@ -160,7 +160,7 @@ fn refused_actions_say_why_and_change_nothing() {
     assert!(err.message().contains("leave the white king in check"), "{err}");
     let mut g = Game::<Standard>::from_position(Position::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").expect("fen"));
     let err = g.play_text("b7b8").expect_err("needs a letter");
-    assert!(err.message().contains("needs a promotion letter: b7b8q, b7b8r, b7b8b, b7b8n"), "{err}");
+    assert!(err.message().contains("the promotion letter says to what: b7b8b, b7b8n, b7b8q, b7b8r"), "{err}");
 }
 
 #[test]

@@ -82,8 +82,6 @@ struct Resolution {
     kills: u64,
     /// The attacker dies (counter-attacks).
     attacker_dead: bool,
-    /// The enemy king reached 0 HP.
-    enemy_king_dead: bool,
     /// Whether any piece lost HP.
     any_damage: bool,
     damage: [(u8, u8); 24],
@@ -150,7 +148,6 @@ fn resolve(pos: &Pos, mv: Move) -> Resolution {
         hp: pos.ext().hp,
         kills: 0,
         attacker_dead: false,
-        enemy_king_dead: false,
         any_damage: false,
         damage: [(0, 0); 24],
         damage_len: 0,
@@ -199,12 +196,9 @@ fn resolve(pos: &Pos, mv: Move) -> Resolution {
             res.kills |= u64::from_square(sq);
         }
     }
-    res.enemy_king_dead = (res.kills & board.pieces(!us, KING)).any();
-    if res.enemy_king_dead {
-        // The enemy king falls at once: nothing strikes back.
-        return res;
-    }
-    // Counter-attacks by every surviving pawn that lost HP, one after another.
+    // Counter-attacks by every surviving pawn that lost HP, one after another. They strike
+    // also when the enemy king has fallen: the game is won, but the action still resolves
+    // whole, so the final board (and whether the attacker lands) follows the usual order.
     let counter = if is_shielded(pos, mv.from) { COUNTER_DAMAGE / 2 } else { COUNTER_DAMAGE };
     for _pawn in (damaged_pawns & !res.kills).squares() {
         let before = res.hp[mv.from.idx()];
@@ -292,6 +286,7 @@ impl Variant for Chessception {
     const CHECK: bool = false;
     const CASTLE_SAFE_PATH: bool = false;
     const CUSTOM_MOVEGEN: bool = true;
+    const LANDINGS: bool = true;
 
     piece_tables!(u64);
 
@@ -429,6 +424,45 @@ impl Variant for Chessception {
 
     fn resets_progress(_fx: &Effects) -> bool {
         false
+    }
+
+    fn explain_move(pos: &Pos, from: Square, to: Square) -> Option<String> {
+        let piece = pos.board().piece_at(from)?;
+        let def = FIDE_CASTLES.iter().find(|c| {
+            c.color == piece.color
+                && Board8x8::square(i32::from(c.king_from.0), i32::from(c.king_from.1)) == Some(from)
+                && Board8x8::square(i32::from(c.king_to.0), i32::from(c.king_to.1)) == Some(to)
+        });
+        match def {
+            Some(def) if piece.role.idx() == KING => Some(format!("{} (rule 6)", crate::explain::castling(pos, def))),
+            _ => None,
+        }
+    }
+
+    fn explain_promotion_letter(
+        pos: &Pos,
+        from: Square,
+        _to: Square,
+        letter: Option<char>,
+        forms: &[Move],
+    ) -> Option<String> {
+        if pos.board().role_at(from).is_none_or(|r| r.idx() != PAWN) {
+            return None;
+        }
+        let promoting: Vec<Move> = forms.iter().copied().filter(|m| m.kind == MoveKind::Promotion).collect();
+        let list = crate::explain::texts::<Self>(forms);
+        Some(match letter {
+            Some(_) if promoting.is_empty() => format!(
+                "the attack does not kill, so the pawn stays on {} and does not promote: {list} (rule 5)",
+                Board8x8::name(from)
+            ),
+            Some(_) => format!(
+                "a pawn promotes to a type of which {} has fewer than at the start, or to a queen when none is \
+                 missing: {list} (rule 5)",
+                pos.turn().name()
+            ),
+            None => format!("promotion is compulsory: {list} (rule 5)"),
+        })
     }
 
     fn variant_outcome(pos: &Pos) -> Option<Outcome> {

@@ -120,6 +120,69 @@ impl Variant for ClassWarfare {
         }
     }
 
+    fn explain_move(pos: &Pos, from: Square, to: Square) -> Option<String> {
+        let board = pos.board();
+        let piece = board.piece_at(from)?;
+        if board.piece_at(to).is_some_and(|p| p.color == piece.color) {
+            return None;
+        }
+        let role = piece.role.idx();
+        let (df, dr) = (
+            Board8x4::file_of(to) as i32 - Board8x4::file_of(from) as i32,
+            Board8x4::rank_of(to) as i32 - Board8x4::rank_of(from) as i32,
+        );
+        let occupied = board.piece_at(to).is_some();
+        if piece.color == PROLETARIAT {
+            return Some(if Board8x4::rank_of(from) == 0 {
+                "a pawn on rank 1 moves or captures one square sideways along rank 1, and never leaves it (rule 1)"
+                    .to_string()
+            } else if (df, dr) == (0, -1) && occupied {
+                format!(
+                    "a pawn steps straight ahead only onto an empty square, and {} is not (rule 1)",
+                    Board8x4::name(to)
+                )
+            } else if df.abs() == 1 && dr == -1 && !occupied {
+                format!("a pawn moves diagonally only to capture, and {} is empty (rule 1)", Board8x4::name(to))
+            } else if (df, dr) == (0, -2) {
+                "a pawn has no double step in Class Warfare (rule 1)".to_string()
+            } else {
+                "a pawn steps one square straight ahead, towards rank 1, and captures one square diagonally ahead (rule 1)"
+                    .to_string()
+            });
+        }
+        if role == KING && dr == 0 && df.abs() == 2 {
+            return Some("Class Warfare has no castling (rule 2)".to_string());
+        }
+        if role != KING && !factory_running(pos, role) {
+            let files = FACTORIES.iter().find(|(r, _)| *r == role).map_or([0, 0], |(_, f)| *f);
+            let squares: Vec<String> = files.iter().map(|f| Board8x4::name(factory_square(*f)).to_string()).collect();
+            let noun = match role {
+                KNIGHT => "knights",
+                BISHOP => "bishops",
+                ROOK => "rooks",
+                _ => "queens",
+            };
+            return Some(format!(
+                "{noun} move like a white pawn while one of their factory squares ({}) is empty: one step towards \
+                 rank 4 onto an empty square, or a capture one step diagonally towards rank 4 (rule 2)",
+                squares.join(", ")
+            ));
+        }
+        None
+    }
+
+    fn explain_promotion_letter(
+        _pos: &Pos,
+        _from: Square,
+        _to: Square,
+        letter: Option<char>,
+        forms: &[Move],
+    ) -> Option<String> {
+        letter.map(|_| {
+            format!("there is no promotion in Class Warfare: {} (rule 1)", crate::explain::texts::<Self>(forms))
+        })
+    }
+
     fn resets_progress(fx: &Effects) -> bool {
         fx.captured.is_some() || fx.mv.kind != MoveKind::Normal
     }

@@ -1,10 +1,11 @@
 //! `electrum`: Electrum Chess (Charles Gilman) on the 9x9 board, with eight fairy pieces,
 //! Goldrook-only castling and promotion that depends on the square reached.
 
+use crate::action::{Move, MoveKind};
 use crate::bitboard::BitBoard;
 use crate::geometry::{Board9x9, Dir, Geometry};
 use crate::pieces::{KING, Leap, PAWN, PieceDef, PieceKind, Role, Slide, leap, slide};
-use crate::position::Position;
+use crate::position::{Position, castle_square};
 use crate::square::{Color, Square};
 use crate::variant::{CastleDef, Promotions, Variant, role_mask};
 
@@ -193,5 +194,47 @@ impl Variant for Electrum {
 
     fn insufficient_material(pos: &Position<Self>) -> bool {
         pos.board().occupied().count() == 2
+    }
+
+    fn explain_move(pos: &Position<Self>, from: Square, to: Square) -> Option<String> {
+        let piece = pos.board().piece_at(from)?;
+        let start = if piece.color == Color::White { (4, 0) } else { (4, 8) };
+        let king_start = Board9x9::square(start.0, start.1) == Some(from);
+        let sideways_two = Board9x9::rank_of(from) == Board9x9::rank_of(to)
+            && Board9x9::file_of(from).abs_diff(Board9x9::file_of(to)) == 2;
+        if piece.role.idx() != Self::KING || !king_start || !sideways_two {
+            return None;
+        }
+        let def = ELECTRUM_CASTLES.iter().find(|c| c.color == piece.color)?;
+        if castle_square::<Board9x9>(def.king_to) == to {
+            return Some(format!("{} (rule 2)", crate::explain::castling(pos, def)));
+        }
+        Some(
+            "castling is only with the Goldrook, White's king e1 to c1 with the rook a1 to d1, Black's king e9 to g9 \
+             with the rook i9 to f9 (rule 2)"
+                .to_string(),
+        )
+    }
+
+    fn explain_promotion_letter(
+        pos: &Position<Self>,
+        from: Square,
+        to: Square,
+        letter: Option<char>,
+        forms: &[Move],
+    ) -> Option<String> {
+        let pawn = pos.board().role_at(from).is_some_and(|r| r.idx() == Self::PAWN);
+        let promoting: Vec<Move> = forms.iter().copied().filter(|m| m.kind == MoveKind::Promotion).collect();
+        if !pawn || promoting.is_empty() {
+            return None;
+        }
+        let list = crate::explain::texts::<Self>(&promoting);
+        Some(match letter {
+            None => format!("promotion on the last rank is compulsory: {list} (rule 3)"),
+            Some(_) => format!(
+                "on {} a pawn promotes to the pieces of the enemy piece that starts there: {list} (rule 3)",
+                Board9x9::name(to)
+            ),
+        })
     }
 }

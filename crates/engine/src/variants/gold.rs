@@ -298,62 +298,140 @@ pub(crate) fn ranks_text(color: Color, ranks: &[usize]) -> String {
     }
 }
 
+/// The rule book reference of a rule: `gold`'s number (which Conqueror Gold applies as Chess
+/// Gold's), Anything Goes's or Conqueror's own.
+fn cite<V: Family>(gold: u8, sandbox: u8, conqueror: u8) -> String {
+    if V::ANYWHERE {
+        format!("(rule {sandbox})")
+    } else if !V::GOLD {
+        format!("(rule {conqueror})")
+    } else if V::CONVERSION {
+        format!("(Chess Gold rule {gold})")
+    } else {
+        format!("(rule {gold})")
+    }
+}
+
 fn explain_placement<V: Family>(pos: &Position<V>, letter: char, to: Square) -> String {
     let us = pos.turn();
     let name = us.name();
     let Some(role) = letter_role(letter).filter(|r| SHOP_ROLES.contains(r)) else {
-        return format!("a king cannot be placed ({} places P, N, B, R or Q)", V::NAME);
+        return format!("a king cannot be placed ({} places P, N, B, R or Q) {}", V::NAME, cite::<V>(3, 2, 1));
     };
     if V::PLACEMENT_BAN && pos.ext().placed_last[us.index()] {
-        return format!("{name} placed a piece on the previous turn, and {} allows no two in a row", V::NAME);
+        return format!("{name} placed a piece on the previous turn, and {} allows no two in a row (rule 3)", V::NAME);
     }
     if V::ANYWHERE && non_king_count(pos, us) >= SANDBOX_CAP {
-        return format!("{name} already has {SANDBOX_CAP} pieces besides the king, the most allowed");
+        return format!("{name} already has {SANDBOX_CAP} pieces besides the king, the most allowed (rule 3)");
     }
     if !zone::<V>(role, us).contains(to) {
         return if V::ANYWHERE {
-            "pawns are placed on ranks 2-7 only".to_string()
+            "pawns are placed on ranks 2-7 only (rule 2)".to_string()
         } else if role == PAWN {
-            format!("{name} places pawns on {}", ranks_text(us, &[1, 2]))
+            format!("{name} places pawns on {} {}", ranks_text(us, &[1, 2]), cite::<V>(3, 2, 1))
         } else {
-            format!("{name} places pieces on {}", ranks_text(us, &[0, 1, 2]))
+            format!("{name} places pieces on {} {}", ranks_text(us, &[0, 1, 2]), cite::<V>(3, 2, 1))
         };
     }
     let gold = pos.ext().gold[us.index()];
     if V::GOLD && gold < COST[role] {
         return format!(
-            "not enough gold: {} costs {} and {name} has {}",
+            "not enough gold: {} costs {} and {name} has {} {}",
             role_noun(role),
             Gold(COST[role]).to_text(),
-            Gold(gold).to_text()
+            Gold(gold).to_text(),
+            cite::<V>(3, 2, 1)
         );
     }
     let checkers = pos.checkers();
     if checkers.more_than_one() {
-        return format!("{name} is in double check; only a king move can answer it");
+        return format!("{name} is in double check; only a king move can answer it {}", cite::<V>(4, 2, 1));
     }
     if checkers.any() {
-        return format!("{name} is in check and a piece on {} does not block it", Board8x8::name(to));
+        return format!(
+            "{name} is in check and a piece on {} does not block it {}",
+            Board8x8::name(to),
+            cite::<V>(4, 2, 1)
+        );
     }
-    format!("{} cannot be placed on {}", role_noun(role), Board8x8::name(to))
+    crate::explain::UNEXPLAINED.to_string()
 }
 
 fn explain_promotion<V: Family>(pos: &Position<V>, role: Role, letter: char, sq: Square) -> String {
     let us = pos.turn();
-    if !V::WAITING_PAWNS || role.idx() != PAWN || !last_rank(us).contains(sq) {
-        return "only a pawn waiting on the last rank can be promoted in place".to_string();
+    if !V::WAITING_PAWNS {
+        return format!("{} has no promotion in place", V::NAME);
+    }
+    if role.idx() != PAWN || !last_rank(us).contains(sq) {
+        return format!("only a pawn waiting on the last rank can be promoted in place {}", cite::<V>(6, 3, 1));
     }
     if !letter_role(letter).is_some_and(|r| PROMOTION_ORDER.contains(&r)) {
-        return "a pawn is promoted to N, B, R or Q".to_string();
+        return format!("a pawn is promoted to N, B, R or Q {}", cite::<V>(6, 3, 1));
     }
     let gold = pos.ext().gold[us.index()];
     if gold < PROMOTION_FEE {
-        return format!("promotion costs 1 gold and {} has {}", us.name(), Gold(gold).to_text());
+        return format!("promotion costs 1 gold and {} has {} {}", us.name(), Gold(gold).to_text(), cite::<V>(6, 3, 1));
     }
     if pos.is_check() {
-        return format!("{} is in check, and promoting in place does not end it", us.name());
+        return format!("{} is in check, and promoting in place does not end it {}", us.name(), cite::<V>(4, 2, 1));
     }
-    "this promotion is not legal now".to_string()
+    crate::explain::UNEXPLAINED.to_string()
+}
+
+fn explain_move<V: Family>(pos: &Position<V>, from: Square, to: Square) -> Option<String> {
+    let piece = pos.board().piece_at(from)?;
+    let role = piece.role.idx();
+    if V::WAITING_PAWNS && role == PAWN && last_rank(piece.color).contains(from) {
+        return Some(format!(
+            "a pawn waiting on the last rank cannot move; it is promoted in place, as in {}=Q {}",
+            Board8x8::name(from),
+            cite::<V>(6, 3, 1)
+        ));
+    }
+    let same_rank = Board8x8::rank_of(from) == Board8x8::rank_of(to);
+    let two_files = Board8x8::file_of(from).abs_diff(Board8x8::file_of(to)) == 2;
+    if V::CASTLES.is_empty() && role == V::KING && same_rank && two_files {
+        return Some(format!("{} has no castling {}", V::NAME, cite::<V>(8, 2, 1)));
+    }
+    None
+}
+
+fn explain_promotion_letter<V: Family>(
+    pos: &Position<V>,
+    from: Square,
+    to: Square,
+    letter: Option<char>,
+    forms: &[Move],
+) -> Option<String> {
+    let us = pos.turn();
+    let pawn = pos.board().role_at(from).is_some_and(|r| r.idx() == PAWN);
+    if !pawn || !last_rank(us).contains(to) {
+        return None;
+    }
+    let promotes = forms.iter().any(|m| m.kind == MoveKind::Promotion);
+    match letter {
+        Some(_) if !promotes && V::WAITING_PAWNS => {
+            let gold = pos.ext().gold[us.index()];
+            Some(format!(
+                "promotion costs 1 gold and {} has {}, so the pawn can only move there and wait: {} {}",
+                us.name(),
+                Gold(gold).to_text(),
+                crate::explain::texts::<V>(forms),
+                cite::<V>(6, 3, 1)
+            ))
+        }
+        Some(_) if promotes => Some(format!(
+            "a pawn is promoted to N, B, R or Q: {} {}",
+            crate::explain::texts::<V>(forms),
+            cite::<V>(6, 3, 1)
+        )),
+        Some(_) => None,
+        None => Some(format!(
+            "a pawn reaching the last rank promotes, and the letter says to what: {} {}",
+            crate::explain::texts::<V>(forms),
+            cite::<V>(6, 3, 1)
+        )),
+    }
 }
 
 fn state<V: Family>(pos: &Position<V>) -> VariantState {
@@ -476,6 +554,18 @@ macro_rules! family_variant {
             }
             fn explain_promotion(pos: &Position<Self>, role: Role, letter: char, sq: Square) -> String {
                 explain_promotion(pos, role, letter, sq)
+            }
+            fn explain_move(pos: &Position<Self>, from: Square, to: Square) -> Option<String> {
+                explain_move(pos, from, to)
+            }
+            fn explain_promotion_letter(
+                pos: &Position<Self>,
+                from: Square,
+                to: Square,
+                letter: Option<char>,
+                forms: &[Move],
+            ) -> Option<String> {
+                explain_promotion_letter(pos, from, to, letter, forms)
             }
             fn state(pos: &Position<Self>) -> VariantState {
                 state(pos)

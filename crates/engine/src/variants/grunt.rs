@@ -161,21 +161,24 @@ impl Variant for Grunt {
     fn explain_placement(pos: &Pos, letter: char, to: Square) -> String {
         let us = pos.turn();
         if letter != 'G' {
-            return "only grunts are mustered (G@square, next to the king)".to_string();
+            return "only grunts are mustered (G@square, next to the king) (rule 7)".to_string();
         }
         let xp = pos.ext().xp[us.index()];
         if xp < MUSTER_XP {
-            return format!("mustering costs {MUSTER_XP} XP and {} has {xp}", us.name());
+            return format!("mustering costs {MUSTER_XP} XP and {} has {xp} (rule 7)", us.name());
         }
         let count = pos.board().by_color(us).count();
         if count >= MUSTER_LIMIT {
-            return format!("{} has {count} pieces; grunts are mustered only below {MUSTER_LIMIT}", us.name());
+            return format!("{} has {count} pieces; grunts are mustered only below {MUSTER_LIMIT} (rule 7)", us.name());
         }
         let next_to_king = pos.king(us).is_some_and(|k| Grunt::piece_tables().leap_capture(K, us, k).contains(to));
         if !next_to_king {
-            return format!("a grunt is mustered next to the {} king", us.name());
+            return format!("a grunt is mustered next to the {} king (rule 7)", us.name());
         }
-        format!("a grunt on {} would leave the {} king in check", Board8x8::name(to), us.name())
+        if pos.is_check() {
+            return format!("{} is in check and a grunt on {} does not end it (rule 7)", us.name(), Board8x8::name(to));
+        }
+        crate::explain::UNEXPLAINED.to_string()
     }
 
     fn explain_promotion(pos: &Pos, role: Role, letter: char, _sq: Square) -> String {
@@ -184,13 +187,53 @@ impl Variant for Grunt {
             return format!("'{letter}' is not a piece of Grunt Chess");
         };
         let Some(cost) = ladder_cost(role.idx(), to) else {
-            return "promotion goes one rung at a time: P to G, G to B or N, B or N to R, R to Q".to_string();
+            return "promotion goes one rung at a time: P to G, G to B or N, B or N to R, R to Q (rule 5)".to_string();
         };
         let xp = pos.ext().xp[us.index()];
         if xp < cost {
-            return format!("this promotion costs {cost} XP and {} has {xp}", us.name());
+            return format!("this promotion costs {cost} XP and {} has {xp} (rule 5)", us.name());
         }
-        format!("{} is in check, and no promotion is allowed in check", us.name())
+        if pos.is_check() {
+            return format!("{} is in check, and no promotion is allowed in check (rule 5)", us.name());
+        }
+        crate::explain::UNEXPLAINED.to_string()
+    }
+
+    fn explain_move(pos: &Pos, from: Square, to: Square) -> Option<String> {
+        let piece = pos.board().piece_at(from)?;
+        let role = piece.role.idx();
+        let last = Board8x8::relative_rank(from, piece.color == Color::White) == 7;
+        if role == role::PAWN && last {
+            return Some(
+                "a pawn on the last rank waits there until it is promoted to a grunt with XP (rule 6)".to_string(),
+            );
+        }
+        let same_rank = Board8x8::rank_of(from) == Board8x8::rank_of(to);
+        if role == K && same_rank && Board8x8::file_of(from).abs_diff(Board8x8::file_of(to)) == 2 {
+            return Some("Grunt Chess has no castling (setup)".to_string());
+        }
+        if role == G {
+            return Some(format!("{} (rule 1)", crate::explain::movement(pos, piece, from, to)));
+        }
+        None
+    }
+
+    fn explain_promotion_letter(
+        pos: &Pos,
+        from: Square,
+        to: Square,
+        letter: Option<char>,
+        forms: &[Move],
+    ) -> Option<String> {
+        let white = pos.turn() == Color::White;
+        let pawn = pos.board().role_at(from).is_some_and(|r| r.idx() == role::PAWN);
+        (pawn && letter.is_some() && Board8x8::relative_rank(to, white) == 7).then(|| {
+            format!(
+                "a pawn reaching the last rank does not promote; it waits there until it is promoted to a grunt \
+                 with XP: {} (rule 6)",
+                crate::explain::texts::<Self>(forms)
+            )
+        })
     }
 
     fn state(pos: &Pos) -> VariantState {

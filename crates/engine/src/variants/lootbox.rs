@@ -11,7 +11,7 @@ use rand_core::{RngCore, SeedableRng};
 use crate::action::{Move, MoveKind, MoveList};
 use crate::bitboard::BitBoard;
 use crate::geometry::{Board8x8, Geometry};
-use crate::movegen::legal_moves;
+use crate::movegen::has_legal_move;
 use crate::pieces::{FIDE_PIECES, Piece, PieceDef, Role};
 use crate::position::{Position, PositionError, mix};
 use crate::square::{Color, Square};
@@ -171,8 +171,8 @@ pub struct LootState {
     pub seed: u64,
     /// What the last action opened.
     pub opened: [Option<Opened>; 2],
-    /// The current turn made progress beyond what the action shows (an equip, a bolt, a shell
-    /// break, an opening).
+    /// The current action made progress beyond what its kind shows (a bolt, a shell break, an
+    /// opening).
     progress: bool,
 }
 
@@ -373,8 +373,8 @@ fn finish_turn(pos: &mut Pos, fx: &Effects, double_push: Option<Square>) {
 /// falls and at zero a box may spawn and the next countdown is drawn.
 fn round_end(pos: &mut Pos) {
     let mut list = Vec::new();
-    legal_moves(pos, &mut list);
-    if list.is_empty() {
+    if !has_legal_move(pos, &mut list) {
+        list.clear();
         LootBox::gen_equips(pos, &mut list);
         if list.is_empty() {
             return;
@@ -464,6 +464,7 @@ impl Variant for LootBox {
     const HAS_EQUIPS: bool = true;
     const PIN_LEGALITY: bool = false;
     const MAX_KINGS: u32 = 16;
+    const SIDE_NOT_TO_MOVE_MAY_BE_IN_CHECK: bool = true;
 
     piece_tables!(u64);
 
@@ -581,8 +582,7 @@ impl Variant for LootBox {
         for m in candidates {
             let mut after = pos.clone();
             Self::apply_equip(&mut after, m);
-            legal_moves(&after, &mut after_list);
-            if !after_list.is_empty() {
+            if has_legal_move(&after, &mut after_list) {
                 out.push(m);
             }
         }
@@ -594,7 +594,10 @@ impl Variant for LootBox {
         let e = &mut pos.ext;
         e.gold[us.index()] = e.gold[us.index()].saturating_sub(ITEM_COST[item as usize]);
         e.inventory[us.index()].items[item as usize] = e.inventory[us.index()].items[item as usize].saturating_sub(1);
-        e.progress = true;
+        // Rule 12: the equip resets the no-progress counter at once, so the position text
+        // between it and the turn action shows 0 and a game loaded from that text goes on
+        // with the same counters.
+        pos.halfmoves = 0;
         match item {
             CROSSBOW => e.crossbows |= u64::from_square(m.to),
             SHELL => e.shells |= u64::from_square(m.to),
@@ -617,36 +620,135 @@ impl Variant for LootBox {
         }
     }
 
-    fn explain_equip(pos: &Pos, item: &str, sq: Square) -> String {
+    fn explain_equip(pos: &Pos, item: &str, sq: Square, crown: Option<char>) -> String {
         let us = pos.turn;
+        let square = Board8x8::name(sq);
         let Some(code) = item_of(item) else {
-            return format!("'{item}' is not an item (items: crossbow, shell, crown)");
+            return format!("'{item}' is not an item (items: crossbow, shell, crown) (rule 9)");
         };
+        match (code, crown) {
+            (CROWN, None) => {
+                return "a crown is written with the piece's new type, as in crown@d4=R (rule 9)".to_string();
+            }
+            (CROSSBOW | SHELL, Some(_)) => {
+                return format!(
+                    "only a crown is written with a new type; a {item} is written {item}@{square} (rule 9)"
+                );
+            }
+            _ => {}
+        }
         let e = &pos.ext;
         if e.inventory[us.index()].items[code as usize] == 0 {
-            return format!("{} has no {item} in the inventory", us.name());
+            return format!("{} has no {item} in the inventory (rule 9)", us.name());
         }
         let cost = ITEM_COST[code as usize];
         if e.gold[us.index()] < cost {
             return format!(
-                "equipping a {item} costs {} and {} has {}",
+                "equipping a {item} costs {} and {} has {} (rule 9)",
                 Gold(cost).to_text(),
                 us.name(),
                 Gold(e.gold[us.index()]).to_text()
             );
         }
-        match pos.board.piece_at(sq) {
-            None => return format!("there is no piece on {}", Board8x8::name(sq)),
-            Some(p) if p.color != us => return format!("the piece on {} is {}'s", Board8x8::name(sq), p.color.name()),
-            Some(p) if p.role.idx() == KING => return "items cannot be put on a king".to_string(),
-            Some(_) => {}
-        }
+        let own = match pos.board.piece_at(sq) {
+            None => return format!("there is no piece on {square} (rule 9)"),
+            Some(p) if p.color != us => return format!("the piece on {square} is {}'s (rule 9)", p.color.name()),
+            Some(p) if p.role.idx() == KING => return "items are never put on a king (rule 9)".to_string(),
+            Some(p) => p.role.idx(),
+        };
+        let mut new_role = Role::NONE;
         match code {
-            CROSSBOW if e.crossbows.contains(sq) => "that piece already has a crossbow".to_string(),
-            SHELL if e.shells.contains(sq) => "that piece already has a shell".to_string(),
-            CROWN => "a crown is written with the new type, as in crown@d4=R, and turns a piece into N, B, R or Q of another type".to_string(),
-            _ => format!("it would leave {} no legal action", us.name()),
+            CROSSBOW if e.crossbows.contains(sq) => {
+                return format!(
+                    "the piece on {square} already carries a crossbow, and a piece holds one at most (rule 9)"
+                );
+            }
+            SHELL if e.shells.contains(sq) => {
+                return format!(
+                    "the piece on {square} already carries a shell, and a piece holds one at most (rule 9)"
+                );
+            }
+            CROWN => {
+                let role = crown.and_then(|l| FIDE_PIECES.iter().position(|d| d.letter == l));
+                match role {
+                    Some(r) if r == own => {
+                        return format!(
+                            "a crown changes the piece's type, and the piece on {square} is already {} (rule 9)",
+                            role_noun(r)
+                        );
+                    }
+                    Some(r) if PROMOTION_ORDER.contains(&r) => new_role = Role(r as u8),
+                    _ => return "a crown turns a piece into a knight, bishop, rook or queen (rule 9)".to_string(),
+                }
+            }
+            _ => {}
         }
+        // Every other condition holds: the last one of rule 9 refuses it.
+        let mut after = pos.clone();
+        Self::apply_equip(&mut after, Move::equip(code, sq, new_role));
+        if has_legal_move(&after, &mut Vec::new()) {
+            return crate::explain::UNEXPLAINED.to_string();
+        }
+        format!("after this equip {} would have no legal turn action, and an equip must leave one (rule 9)", us.name())
+    }
+
+    fn explain_move(pos: &Pos, from: Square, to: Square) -> Option<String> {
+        let piece = pos.board.piece_at(from)?;
+        let role = piece.role.idx();
+        if role == PAWN && last_rank(piece.color).contains(from) {
+            return Some(format!(
+                "a pawn waiting on the last rank cannot move; it is promoted in place, as in {}=Q (Chess Gold rule 6)",
+                Board8x8::name(from)
+            ));
+        }
+        if Self::uncapturable(pos).contains(to) {
+            return Some(format!(
+                "the king on {} is {}'s only king, and a lone king is never captured (rule 8)",
+                Board8x8::name(to),
+                (!pos.turn).name()
+            ));
+        }
+        let same_rank = Board8x8::rank_of(from) == Board8x8::rank_of(to);
+        if role == KING && same_rank && Board8x8::file_of(from).abs_diff(Board8x8::file_of(to)) == 2 {
+            return Some(format!("{} has no castling (Chess Gold rule 8)", Self::NAME));
+        }
+        None
+    }
+
+    fn explain_promotion_letter(
+        pos: &Pos,
+        from: Square,
+        to: Square,
+        letter: Option<char>,
+        forms: &[Move],
+    ) -> Option<String> {
+        let us = pos.turn;
+        let pawn = pos.board.role_at(from).is_some_and(|r| r.idx() == PAWN);
+        if !pawn || !last_rank(us).contains(to) || letter.is_none() {
+            return None;
+        }
+        if forms.iter().any(|m| m.kind == MoveKind::Promotion) {
+            return Some(format!(
+                "a pawn is promoted to N, B, R or Q: {} (Chess Gold rule 6)",
+                crate::explain::texts::<Self>(forms)
+            ));
+        }
+        let shelled = pos.ext.shells.contains(to) && pos.board.piece_at(to).is_some_and(|p| p.color != us);
+        Some(if shelled {
+            format!(
+                "the shell on {} breaks and the pawn stays on {}, so it does not promote: {} (rule 9)",
+                Board8x8::name(to),
+                Board8x8::name(from),
+                crate::explain::texts::<Self>(forms)
+            )
+        } else {
+            format!(
+                "promotion costs 1 gold and {} has {}, so the pawn can only move there and wait: {} (Chess Gold rule 6)",
+                us.name(),
+                Gold(pos.ext.gold[us.index()]).to_text(),
+                crate::explain::texts::<Self>(forms)
+            )
+        })
     }
 
     fn ext_hash(e: &LootState) -> u64 {
@@ -799,45 +901,60 @@ impl Variant for LootBox {
             return format!("'{letter}' is not a piece");
         };
         if pos.ext.boxes.contains(to) {
-            return format!("a box stands on {}", Board8x8::name(to));
+            return format!("a box stands on {}, and nothing is placed on it (rule 4)", Board8x8::name(to));
         }
         if !placement_zone(role, us, false).contains(to) {
             let ranks: &[usize] = if role == PAWN { &[1, 2] } else { &[0, 1, 2] };
             return format!(
-                "{} places {} on {}",
+                "{} places {} on {} (Chess Gold rule 3, for looted pieces too: rule 7)",
                 us.name(),
                 if role == PAWN { "pawns" } else { "pieces" },
                 ranks_text(us, ranks)
             );
         }
         if role == KING && pos.ext.inventory[us.index()].pieces[KING] == 0 {
-            return "a king can only be placed from the inventory".to_string();
+            return "a king is never bought; it can only be placed from the inventory (rule 7)".to_string();
         }
         if !can_buy(pos, us, role) {
             return format!(
-                "not enough gold: {} costs {} and {} has {}",
+                "not enough gold: {} costs {} and {} has {} (Chess Gold rule 3)",
                 role_noun(role),
                 Gold(COST[role]).to_text(),
                 us.name(),
                 Gold(pos.ext.gold[us.index()]).to_text()
             );
         }
-        format!("placing {} on {} would leave the {} king in check", role_noun(role), Board8x8::name(to), us.name())
+        if pos.is_check() {
+            return format!(
+                "{} is in check and {} on {} does not end it (Chess Gold rule 4)",
+                us.name(),
+                role_noun(role),
+                Board8x8::name(to)
+            );
+        }
+        crate::explain::UNEXPLAINED.to_string()
     }
 
     fn explain_promotion(pos: &Pos, role: Role, letter: char, sq: Square) -> String {
         let us = pos.turn;
         if role.idx() != PAWN || !last_rank(us).contains(sq) {
-            return "only a pawn waiting on the last rank can be promoted in place".to_string();
+            return "only a pawn waiting on the last rank can be promoted in place (Chess Gold rule 6)".to_string();
         }
         if !FIDE_PIECES.iter().position(|d| d.letter == letter).is_some_and(|r| PROMOTION_ORDER.contains(&r)) {
-            return "a pawn is promoted to N, B, R or Q".to_string();
+            return "a pawn is promoted to N, B, R or Q (Chess Gold rule 6)".to_string();
         }
         let gold = pos.ext.gold[us.index()];
         if gold < PROMOTION_FEE {
-            return format!("promotion costs 1 gold and {} has {}", us.name(), Gold(gold).to_text());
+            return format!(
+                "promotion costs 1 gold and {} has {} (Chess Gold rule 6)",
+                us.name(),
+                Gold(gold).to_text()
+            );
         }
-        format!("{} is in check, and promoting in place does not end it", us.name())
+        if pos.is_check() {
+            return format!("{} is in check, and promoting in place does not end it (Chess Gold rule 4)", us.name());
+        }
+        crate::explain::UNEXPLAINED.to_string()
     }
 
     fn state(pos: &Pos) -> VariantState {

@@ -263,7 +263,7 @@ impl CPos {
         }
     }
 
-    /// Primary damage, area damage, counter-attacks (unless the enemy king fell) and removals.
+    /// Primary damage, area damage, counter-attacks and removals.
     pub fn combat(&self, from: usize, to: usize) -> Combat {
         let mut board = self.board;
         let Some(attacker) = board[from] else { unreachable!("no attacker on {from}") };
@@ -295,26 +295,22 @@ impl CPos {
                 hit(&mut board, sq, area_damage(attacker.kind));
             }
         }
-        let enemy_king_fell = (0..64)
-            .any(|s| matches!(board[s], Some(u) if u.color != attacker.color && u.kind == Kind::King && u.hp == 0));
+        // Rule 1 (decided): the whole sequence resolves even when the enemy king has fallen;
+        // every damaged pawn still standing strikes back.
+        let strikers: Vec<usize> = damage
+            .iter()
+            .map(|&(sq, _)| sq)
+            .filter(|&sq| matches!(board[sq], Some(u) if u.kind == Kind::Pawn && u.hp > 0 && u.color != attacker.color))
+            .collect();
         let mut counters = 0;
-        if !enemy_king_fell {
-            let strikers: Vec<usize> = damage
-                .iter()
-                .map(|&(sq, _)| sq)
-                .filter(
-                    |&sq| matches!(board[sq], Some(u) if u.kind == Kind::Pawn && u.hp > 0 && u.color != attacker.color),
-                )
-                .collect();
-            for _ in strikers {
-                counters += 1;
-                let Some(a) = board[from].as_mut() else { unreachable!() };
-                let d = if a.shield || a.kind == Kind::King { 1 } else { 2 };
-                let applied = d.min(a.hp);
-                a.hp -= applied;
-                if applied > 0 {
-                    damage.push((from, applied));
-                }
+        for _ in strikers {
+            counters += 1;
+            let Some(a) = board[from].as_mut() else { unreachable!() };
+            let d = if a.shield || a.kind == Kind::King { 1 } else { 2 };
+            let applied = d.min(a.hp);
+            a.hp -= applied;
+            if applied > 0 {
+                damage.push((from, applied));
             }
         }
         let mut kills = Vec::new();

@@ -536,11 +536,14 @@ impl LPos {
         legal.then_some(ep)
     }
 
-    fn apply_equip(&self, e: Equip) -> LPos {
+    /// The position after equip `e` (one of the side to move's items onto its piece).
+    pub fn apply_equip(&self, e: Equip) -> LPos {
         let mut p = self.clone();
         let me = self.side.idx();
         let item = e.item();
         p.gold[me] -= item.cost();
+        // Rule 12 (decided): an equip resets the no-progress counter at once.
+        p.halfmove = 0;
         p.inv[me].items[Item::ALL.iter().position(|&i| i == item).unwrap_or(0)] -= 1;
         match e {
             Equip::Crossbow(sq) => {
@@ -747,10 +750,10 @@ impl LPos {
 
     /// A whole turn: the action, the clocks, the opponent's income, and (unless the opponent
     /// has no turn action even after equips) the end of the round with its spawn.
-    pub fn after(&self, a: LAction, equipped: bool) -> (LPos, Effects) {
+    pub fn after(&self, a: LAction) -> (LPos, Effects) {
         let mover = self.side;
         let (mut p, mut fx) = self.act(a, true);
-        p.halfmove = if fx.reset || equipped { 0 } else { self.halfmove + 1 };
+        p.halfmove = if fx.reset { 0 } else { self.halfmove + 1 };
         p.side = mover.other();
         if mover == Color::Black {
             p.fullmove += 1;
@@ -786,7 +789,7 @@ fn parse_gold(s: &str) -> Option<u32> {
     }
 }
 
-/// A game: position, repetition history, the last action's openings, the equip flag.
+/// A game: position, repetition history, the last action's openings.
 #[derive(Clone, Debug)]
 pub struct LGame {
     pub pos: LPos,
@@ -796,8 +799,6 @@ pub struct LGame {
     outcome: Option<Outcome>,
     /// Boxes opened by the last turn action: square, opener, contents.
     pub opened: Vec<(usize, Color, Contents)>,
-    /// An equip was made this turn (the ply then resets the no-progress counter).
-    equipped: bool,
     /// Effects of the last action, for coverage statistics.
     pub last: Option<Effects>,
 }
@@ -812,7 +813,6 @@ impl LGame {
             equips: Vec::new(),
             outcome: None,
             opened: Vec::new(),
-            equipped: false,
             last: None,
         };
         g.judge();
@@ -865,7 +865,6 @@ impl LGame {
         }
         if let Some((_, _, after)) = self.equips.iter().find(|(t, ..)| t == text) {
             self.pos = after.clone();
-            self.equipped = true;
             self.actions = self.pos.actions();
             self.equips = self.pos.equips();
             return Ok(());
@@ -877,11 +876,10 @@ impl LGame {
             .map(|(_, a)| *a)
             .ok_or_else(|| format!("{text} is not legal in {}", self.fen()))?;
         let mover = self.pos.side;
-        let (pos, fx) = self.pos.after(a, self.equipped);
+        let (pos, fx) = self.pos.after(a);
         self.opened = fx.opened.iter().map(|&(sq, c)| (sq, mover, c)).collect();
         self.last = Some(fx);
         self.pos = pos;
-        self.equipped = false;
         self.keys.push(self.pos.key());
         self.judge();
         Ok(())
@@ -897,5 +895,5 @@ pub fn perft(pos: &LPos, depth: u32) -> u64 {
     if depth == 1 {
         return actions.len() as u64;
     }
-    actions.iter().map(|(_, a)| perft(&pos.after(*a, false).0, depth - 1)).sum()
+    actions.iter().map(|(_, a)| perft(&pos.after(*a).0, depth - 1)).sum()
 }

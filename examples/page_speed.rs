@@ -211,7 +211,7 @@ impl Browser {
 
 /// Runs in every document before its scripts: notes when the board's first piece is in the page
 /// (and a frame has passed, so it was laid out and painted).
-const PROBE: &str = r#"
+const PROBE: &str = r##"
 (() => {
   window.__cgSpeed = {};
   const seen = () => document.querySelector("#board-app .cg-board .piece");
@@ -222,7 +222,7 @@ const PROBE: &str = r#"
   });
   watch.observe(document, { subtree: true, childList: true });
 })();
-"#;
+"##;
 
 /// A function of the page: null until settled, then the figures (ms from the navigation's start).
 const SETTLED: &str = r#"((board) => {

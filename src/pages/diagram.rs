@@ -153,7 +153,7 @@ pub fn try_svg(d: &Diagram) -> Result<String, DiagramError> {
 fn piece_image(c: char, pieces: Option<&[PieceDef]>) -> Option<String> {
     let def = pieces?.iter().find(|p| p.letter == c.to_ascii_uppercase())?;
     let color = if c.is_ascii_uppercase() { "white" } else { "black" };
-    Some(format!("/static/pieces/{}-{color}.svg", def.kind.slug()))
+    Some(crate::assets::url(&format!("pieces/{}-{color}.svg", def.kind.slug())))
 }
 
 /// Draws a diagram as inline SVG; pieces of `pieces` (a variant's table) are drawn with the

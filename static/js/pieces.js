@@ -7,9 +7,13 @@ export function setPieceBase(url) {
   base = url.replace(/\/$/, "");
 }
 
-/** The image URL of a piece kind (`knight`, `goldrook`, ...) in a colour (`white`/`black`). */
+/**
+ * The image URL of a piece kind (`knight`, `goldrook`, ...) in a colour (`white`/`black`): the
+ * content-hashed one the page's import map gives for it (cached for a year), else the plain one.
+ */
 export function pieceUrl(kind, color) {
-  return `${base}/${kind}-${color}.svg`;
+  const url = `${base}/${kind}-${color}.svg`;
+  return import.meta.resolve ? import.meta.resolve(url) : url;
 }
 
 /** A role lookup for a snapshot: letter -> {letter, kind, name}. */

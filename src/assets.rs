@@ -1,0 +1,556 @@
+//! Static files, read from `application.static_dir` once at start-up and served from memory.
+//!
+//! Each file gets a content-hashed name (`js/live.js` is also `js/live.3f9a2c1be04d.js`, twelve
+//! hex digits of its SHA-256): the pages link the hashed names, which browsers may keep for a
+//! year (`immutable`), since a changed file gets a new name. The plain names keep working with the
+//! short `application.static_max_age_secs` cache, for links from outside and old pages.
+//!
+//! The ES modules import each other by relative paths (`./view.js`), which resolve to plain names.
+//! Every page carries an import map ([`Assets::import_map`]) that maps each plain URL to its
+//! hashed one, so the imports land on the hashed files too; scripts find other files the same way
+//! (`import.meta.resolve("/static/pieces/king-white.svg")`). A page's entry script is written
+//! with a `<link rel="modulepreload">` for every module it imports, directly or not
+//! ([`Assets::module`]), read from the import statements at start-up: the browser fetches the
+//! whole graph at once instead of one level of imports per round trip.
+//!
+//! Text files of [`MIN_SIZE`](crate::compress::MIN_SIZE) and more are compressed once here, with
+//! brotli and gzip at their best settings, and served in the coding the request prefers.
+//!
+//! Pages reach the loaded files through [`PageCtx`](crate::pages::PageCtx), which takes them from
+//! the request being served ([`scope`] keeps them beside each request).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, web};
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+
+use crate::compress::{self, Coding, Effort};
+use crate::error::PageError;
+
+/// Where the static files are served.
+pub const PREFIX: &str = "/static/";
+
+/// `Cache-Control` of a hashed name: a year, never revalidated.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// Hex digits of the content hash in a hashed name.
+const HASH_LEN: usize = 12;
+
+/// One static file and its compressed forms.
+struct Asset {
+    /// `js/live.js`.
+    path: String,
+    /// `js/live.3f9a2c1be04d.js`.
+    hashed: String,
+    /// `3f9a2c1be04d`.
+    hash: String,
+    content_type: HeaderValue,
+    body: Bytes,
+    brotli: Option<Bytes>,
+    gzip: Option<Bytes>,
+    /// The paths of the modules a script imports statically, in source order.
+    imports: Vec<String>,
+}
+
+/// The static files of a running server (see the module's notes).
+pub struct Assets {
+    files: HashMap<String, Asset>,
+    /// `<script type="importmap">` of every file.
+    import_map: String,
+    /// `Cache-Control` of the plain names.
+    short_cache: HeaderValue,
+}
+
+impl std::fmt::Debug for Assets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assets").field("files", &self.files.len()).finish_non_exhaustive()
+    }
+}
+
+/// The hashed form of a relative path: the hash goes before the file's extension.
+fn hashed_name(path: &str, hash: &str) -> String {
+    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, n)| (d, n));
+    let name = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => format!("{stem}.{hash}.{ext}"),
+        _ => format!("{name}.{hash}"),
+    };
+    if dir.is_empty() { name } else { format!("{dir}/{name}") }
+}
+
+/// The plain path and hash of a hashed name, when it has the shape of one.
+fn split_hashed(path: &str) -> Option<(String, &str)> {
+    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, n)| (d, n));
+    let (rest, ext) = match name.rsplit_once('.') {
+        Some((rest, ext)) if rest.rsplit_once('.').is_some() => (rest, Some(ext)),
+        _ => (name, None),
+    };
+    let (stem, hash) = rest.rsplit_once('.')?;
+    if stem.is_empty() || hash.len() != HASH_LEN || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let plain = match ext {
+        Some(ext) => format!("{stem}.{ext}"),
+        None => stem.to_string(),
+    };
+    Some((if dir.is_empty() { plain } else { format!("{dir}/{plain}") }, hash))
+}
+
+/// The media type of a file, by its extension.
+fn content_type(path: &str) -> HeaderValue {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+    HeaderValue::from_static(match ext.as_str() {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        "txt" => "text/plain; charset=utf-8",
+        "mp3" => "audio/mpeg",
+        "ogg" => "audio/ogg",
+        _ => "application/octet-stream",
+    })
+}
+
+/// Resolves an import specifier of the module at `from` (a relative path) to a relative path:
+/// `./x.js` and `../x.js` against the module's folder, `/static/x.js` from the root. Bare
+/// specifiers and other URLs are not files of ours.
+fn resolve(from: &str, specifier: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if let Some(abs) = specifier.strip_prefix(PREFIX) {
+        return normalize(Vec::new(), abs);
+    } else if specifier.starts_with("./") || specifier.starts_with("../") {
+        from.split('/').collect()
+    } else {
+        return None;
+    };
+    parts.pop();
+    normalize(parts, specifier)
+}
+
+fn normalize<'a>(mut parts: Vec<&'a str>, rel: &'a str) -> Option<String> {
+    for seg in rel.split(['?', '#']).next().unwrap_or("").split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The specifiers of a script's static imports and re-exports (`import x from "s"`,
+/// `import "s"`, `export {x} from "s"`), comments skipped. Dynamic `import("s")` is left out:
+/// such a module is loaded on demand, not up front.
+fn import_specifiers(source: &str) -> Vec<String> {
+    let code = strip_comments(source);
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for keyword in ["from", "import"] {
+        for (start, _) in code.match_indices(keyword) {
+            if start > 0 && is_ident(code.as_bytes()[start - 1]) {
+                continue;
+            }
+            let rest = code[start + keyword.len()..].trim_start();
+            let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else { continue };
+            if let Some(end) = rest[1..].find(quote) {
+                found.push((start, rest[1..=end].to_string()));
+            }
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<String> = Vec::new();
+    for (_, s) in found {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.'
+}
+
+/// The source without `//` and `/* */` comments; strings are kept (a quote left open at the end
+/// of a line, as a regular expression can make it look, ends there).
+fn strip_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            out.push(c);
+            if c == '\\' {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == q || (c == '\n' && q != '`') {
+                quote = None;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+                out.push(' ');
+            }
+            ('"' | '\'' | '`', _) => {
+                quote = Some(c);
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every file under `dir`, as relative paths with `/`.
+fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> anyhow::Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading the folder {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading the folder {}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let child = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+        if entry.file_type().with_context(|| format!("reading {}", path.display()))?.is_dir() {
+            walk(&path, &child, out)?;
+        } else {
+            out.push((child, path));
+        }
+    }
+    Ok(())
+}
+
+/// The brotli and gzip forms of a file's bytes, by their SHA-256.
+type Packs = HashMap<[u8; 32], (Bytes, Bytes)>;
+
+/// The compressed forms of the files compressed so far in this process. Brotli at its best
+/// setting takes about a second for the whole folder; a server that starts again in the same
+/// process (the tests start hundreds) reuses what it made, which is the same for the same bytes.
+static PACKED: std::sync::LazyLock<std::sync::Mutex<Packs>> = std::sync::LazyLock::new(Default::default);
+
+/// The brotli and gzip forms of `body` (whose SHA-256 is `digest`), each only when smaller.
+fn packed(digest: &[u8; 32], body: &[u8]) -> anyhow::Result<(Option<Bytes>, Option<Bytes>)> {
+    let known = PACKED.lock().ok().and_then(|m| m.get(digest).cloned());
+    let (brotli, gzip) = match known {
+        Some(p) => p,
+        None => {
+            let p = (
+                compress::encode(Coding::Brotli, body, Effort::Best)?,
+                compress::encode(Coding::Gzip, body, Effort::Best)?,
+            );
+            if let Ok(mut m) = PACKED.lock() {
+                m.insert(*digest, p.clone());
+            }
+            p
+        }
+    };
+    let smaller = |b: Bytes| (b.len() < body.len()).then_some(b);
+    Ok((smaller(brotli), smaller(gzip)))
+}
+
+impl Assets {
+    /// Reads every file under `dir`, hashes it, compresses the text files and reads the import
+    /// statements of the scripts. `max_age_secs` is the cache time of the plain names.
+    ///
+    /// # Errors
+    /// The folder or a file cannot be read.
+    pub fn load(dir: &Path, max_age_secs: u64) -> anyhow::Result<Assets> {
+        let started = std::time::Instant::now();
+        let mut listing = Vec::new();
+        walk(dir, "", &mut listing)?;
+        let mut files = HashMap::new();
+        for (path, full) in listing {
+            let body = std::fs::read(&full).with_context(|| format!("reading {}", full.display()))?;
+            let digest = Sha256::digest(&body);
+            let hash: String = digest.iter().take(HASH_LEN / 2).map(|b| format!("{b:02x}")).collect();
+            let content_type = content_type(&path);
+            let text = content_type.to_str().is_ok_and(compress::compressible);
+            let packs = text && body.len() >= compress::MIN_SIZE;
+            let (brotli, gzip) = if packs { packed(&digest.into(), &body)? } else { (None, None) };
+            let imports = if path.ends_with(".js") {
+                import_specifiers(&String::from_utf8_lossy(&body)).iter().filter_map(|s| resolve(&path, s)).collect()
+            } else {
+                Vec::new()
+            };
+            let asset = Asset {
+                hashed: hashed_name(&path, &hash),
+                path: path.clone(),
+                hash,
+                content_type,
+                body: Bytes::from(body),
+                brotli,
+                gzip,
+                imports,
+            };
+            files.insert(path, asset);
+        }
+        let map: BTreeMap<String, String> =
+            files.values().map(|a| (format!("{PREFIX}{}", a.path), format!("{PREFIX}{}", a.hashed))).collect();
+        let json = serde_json::to_string(&serde_json::json!({ "imports": map }))
+            .context("writing the import map")?
+            .replace('<', "\\u003c");
+        let import_map = format!(r#"<script type="importmap">{json}</script>"#);
+        let short_cache = HeaderValue::from_str(&format!("public, max-age={max_age_secs}"))
+            .context("the static files' cache header")?;
+        tracing::info!(
+            files = files.len(),
+            bytes = files.values().map(|a| a.body.len()).sum::<usize>(),
+            ms = started.elapsed().as_millis(),
+            "static files loaded"
+        );
+        Ok(Assets { files, import_map, short_cache })
+    }
+
+    /// The URL of a static file (`css/site.css`): its hashed name, or the plain one for a path
+    /// that is not a file here.
+    pub fn url(&self, path: &str) -> String {
+        match self.files.get(path) {
+            Some(a) => format!("{PREFIX}{}", a.hashed),
+            None => format!("{PREFIX}{path}"),
+        }
+    }
+
+    /// The page's import map (a `<script>` element), for the head of every page.
+    pub fn import_map(&self) -> &str {
+        &self.import_map
+    }
+
+    /// The modules `entry` imports, directly or not, each once, nearest first.
+    fn graph(&self, entry: &str) -> Vec<&Asset> {
+        let mut seen = vec![entry.to_string()];
+        let mut order = Vec::new();
+        let mut at = 0;
+        let mut queue = vec![entry.to_string()];
+        while at < queue.len() {
+            let Some(asset) = self.files.get(&queue[at]) else {
+                at += 1;
+                continue;
+            };
+            at += 1;
+            for dep in &asset.imports {
+                if !seen.contains(dep) {
+                    seen.push(dep.clone());
+                    queue.push(dep.clone());
+                    if let Some(d) = self.files.get(dep) {
+                        order.push(d);
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// The HTML that loads a page's entry module (`js/live.js`): the `<script type="module">`,
+    /// then a `modulepreload` link for each module of its graph, nearest first (the browser
+    /// fetches in that order: the entry first, which it needs first).
+    pub fn module(&self, entry: &str) -> String {
+        let mut html = format!(r#"<script type="module" src="{}"></script>"#, self.url(entry));
+        for dep in self.graph(entry) {
+            html.push('\n');
+            html.push_str(&format!(r#"<link rel="modulepreload" href="{PREFIX}{}">"#, dep.hashed));
+        }
+        html
+    }
+
+    /// `GET /static/{path}`: the file in the coding the request prefers, with its cache header
+    /// (a year for the current hashed name, the short one for the plain name or an old hash), its
+    /// `ETag` (304 when the browser has it).
+    fn respond(&self, req: &HttpRequest, path: &str) -> Result<HttpResponse, PageError> {
+        let (asset, immutable) = match self.files.get(path) {
+            Some(a) => (a, false),
+            None => {
+                let (plain, hash) = split_hashed(path).ok_or(PageError::NotFound)?;
+                let a = self.files.get(&plain).ok_or(PageError::NotFound)?;
+                (a, a.hash == hash)
+            }
+        };
+        let (coding, body) = match Coding::negotiate(req) {
+            Coding::Brotli if asset.brotli.is_some() => (Coding::Brotli, asset.brotli.clone()),
+            Coding::Brotli | Coding::Gzip if asset.gzip.is_some() => (Coding::Gzip, asset.gzip.clone()),
+            _ => (Coding::Identity, None),
+        };
+        let etag = match coding {
+            Coding::Brotli => format!("\"{}-br\"", asset.hash),
+            Coding::Gzip => format!("\"{}-gz\"", asset.hash),
+            Coding::Identity => format!("\"{}\"", asset.hash),
+        };
+        let fresh = req
+            .headers()
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim().trim_start_matches("W/") == etag));
+        let mut res = if fresh { HttpResponse::NotModified() } else { HttpResponse::Ok() };
+        res.insert_header((
+            header::CACHE_CONTROL,
+            if immutable { HeaderValue::from_static(IMMUTABLE) } else { self.short_cache.clone() },
+        ))
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::CONTENT_TYPE, asset.content_type.clone()));
+        if asset.gzip.is_some() || asset.brotli.is_some() {
+            res.insert_header((header::VARY, "accept-encoding"));
+        }
+        if let Some(value) = coding.header() {
+            res.insert_header((header::CONTENT_ENCODING, value.to_header_value()));
+        }
+        if fresh {
+            return Ok(res.finish());
+        }
+        Ok(res.body(body.unwrap_or_else(|| asset.body.clone())))
+    }
+}
+
+/// `GET /static/{path:.*}`.
+pub async fn serve(req: HttpRequest, assets: web::Data<Assets>) -> Result<HttpResponse, PageError> {
+    let path = req.match_info().query("path").to_string();
+    assets.respond(&req, &path)
+}
+
+tokio::task_local! {
+    /// The static files of the server handling the current request.
+    static CURRENT: Arc<Assets>;
+}
+
+/// Middleware: makes the server's static files reachable from the request's handlers (and so
+/// from the pages they render, see [`current`]).
+///
+/// # Errors
+/// Those of the inner service.
+pub async fn scope(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    match req.app_data::<web::Data<Assets>>().map(|a| a.clone().into_inner()) {
+        Some(assets) => CURRENT.scope(assets, async move { next.call(req).await }).await,
+        None => next.call(req).await,
+    }
+}
+
+/// The static files of the server handling the current request, if any (none outside a request,
+/// as in unit tests: pages then link the plain names).
+pub fn current() -> Option<Arc<Assets>> {
+    CURRENT.try_with(Arc::clone).ok()
+}
+
+/// The URL of a static file for the current request: hashed when the server knows the file.
+pub fn url(path: &str) -> String {
+    current().map_or_else(|| format!("{PREFIX}{path}"), |a| a.url(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hashed_name_puts_the_hash_before_the_extension_and_reads_back() {
+        assert_eq!(hashed_name("js/live.js", "0123456789ab"), "js/live.0123456789ab.js");
+        assert_eq!(hashed_name("favicon.svg", "0123456789ab"), "favicon.0123456789ab.svg");
+        assert_eq!(hashed_name("LICENSE", "0123456789ab"), "LICENSE.0123456789ab");
+        assert_eq!(split_hashed("js/live.0123456789ab.js"), Some(("js/live.js".into(), "0123456789ab")));
+        assert_eq!(split_hashed("favicon.0123456789ab.svg"), Some(("favicon.svg".into(), "0123456789ab")));
+        assert_eq!(split_hashed("LICENSE.0123456789ab"), Some(("LICENSE".into(), "0123456789ab")));
+        assert_eq!(split_hashed("js/live.js"), None);
+        assert_eq!(split_hashed("js/piece-cap.js"), None);
+        assert_eq!(split_hashed("js/x.0123456789zz.js"), None);
+    }
+
+    #[test]
+    fn imports_are_read_from_statements_not_comments() {
+        let src = r#"// A module.
+import { a, b } from "./a.js";
+import {
+  c,
+} from '../c.js';
+import "./side.js";
+export { d } from "./d.js";
+// import { old } from "./old.js";
+/* import x from "./block.js"; */
+const re = /"/; const t = "from nowhere";
+const later = await import("./lazy.js");
+import * as all from "/static/js/all.js";
+"#;
+        assert_eq!(import_specifiers(src), ["./a.js", "../c.js", "./side.js", "./d.js", "/static/js/all.js"]);
+    }
+
+    #[test]
+    fn specifiers_resolve_against_the_importing_module() {
+        assert_eq!(resolve("js/live.js", "./view.js").as_deref(), Some("js/view.js"));
+        assert_eq!(resolve("js/extras/xp.js", "../pieces.js").as_deref(), Some("js/pieces.js"));
+        assert_eq!(resolve("js/live.js", "/static/css/live.css").as_deref(), Some("css/live.css"));
+        assert_eq!(resolve("js/live.js", "lodash"), None);
+        assert_eq!(resolve("js/live.js", "../../../etc/passwd"), None);
+    }
+
+    fn folder(files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("chessgold-assets-{}", uuid::Uuid::new_v4().simple()));
+        for (path, text) in files {
+            let full = dir.join(path);
+            std::fs::create_dir_all(full.parent().expect("a parent")).expect("a folder");
+            std::fs::write(full, text).expect("a file");
+        }
+        dir
+    }
+
+    #[test]
+    fn a_changed_file_gets_a_new_url_and_the_others_keep_theirs() {
+        let dir = folder(&[("js/a.js", "import { b } from './b.js';\n"), ("js/b.js", "export const b = 1;\n")]);
+        let before = Assets::load(&dir, 60).expect("loaded");
+        std::fs::write(dir.join("js/b.js"), "export const b = 2;\n").expect("changed");
+        let after = Assets::load(&dir, 60).expect("loaded");
+        assert_ne!(before.url("js/b.js"), after.url("js/b.js"));
+        assert_eq!(before.url("js/a.js"), after.url("js/a.js"));
+        assert!(after.url("js/b.js").starts_with("/static/js/b.") && after.url("js/b.js").ends_with(".js"));
+        assert!(after.import_map().contains(&format!(r#""/static/js/b.js":"{}""#, after.url("js/b.js"))));
+        std::fs::remove_dir_all(dir).expect("cleaned up");
+    }
+
+    #[test]
+    fn an_entry_preloads_its_whole_graph_once() {
+        let dir = folder(&[
+            ("js/main.js", "import './a.js';\nimport './b.js';\n"),
+            ("js/a.js", "import './c.js';\n"),
+            ("js/b.js", "import './c.js';\nimport './main.js';\n"),
+            ("js/c.js", "export {};\n"),
+        ]);
+        let assets = Assets::load(&dir, 60).expect("loaded");
+        let html = assets.module("js/main.js");
+        let preloads: Vec<_> = html.lines().filter(|l| l.contains("modulepreload")).collect();
+        assert_eq!(preloads.len(), 3, "{html}");
+        for f in ["js/a.js", "js/b.js", "js/c.js"] {
+            assert!(html.contains(&format!(r#"href="{}""#, assets.url(f))), "{f} in {html}");
+        }
+        assert!(html.starts_with(&format!(r#"<script type="module" src="{}"></script>"#, assets.url("js/main.js"))));
+        std::fs::remove_dir_all(dir).expect("cleaned up");
+    }
+}

@@ -1,6 +1,7 @@
 mod accounts;
 mod browser;
 mod cli;
+mod compression;
 mod health;
 mod helpers;
 mod lichess;

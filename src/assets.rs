@@ -60,6 +60,33 @@ struct Asset {
     imports: Vec<String>,
 }
 
+impl Asset {
+    /// A file: hashed, compressed when it is text of some size, its imports read when a script.
+    fn new(path: String, body: Vec<u8>) -> anyhow::Result<Asset> {
+        let digest = Sha256::digest(&body);
+        let hash: String = digest.iter().take(HASH_LEN / 2).map(|b| format!("{b:02x}")).collect();
+        let content_type = content_type(&path);
+        let text = content_type.to_str().is_ok_and(compress::compressible);
+        let packs = text && body.len() >= compress::MIN_SIZE;
+        let (brotli, gzip) = if packs { packed(&digest.into(), &body)? } else { (None, None) };
+        let imports = if path.ends_with(".js") {
+            import_specifiers(&String::from_utf8_lossy(&body)).iter().filter_map(|s| resolve(&path, s)).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Asset {
+            hashed: hashed_name(&path, &hash),
+            path,
+            hash,
+            content_type,
+            body: Bytes::from(body),
+            brotli,
+            gzip,
+            imports,
+        })
+    }
+}
+
 /// The static files of a running server (see the module's notes).
 pub struct Assets {
     files: HashMap<String, Asset>,
@@ -252,6 +279,43 @@ fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> anyhow::Resu
     Ok(())
 }
 
+/// Folders whose SVG files are also served together as one sprite, `{folder}.svg`, with a
+/// `<view>` per file (`pieces.svg#king-white` shows `pieces/king-white.svg`): a board shows a
+/// dozen piece images, and one request for all of them saves a round trip or two per page
+/// (a browser opens at most six connections to a site over HTTP/1.1).
+const SPRITES: [&str; 1] = ["pieces"];
+
+/// A sprite of SVG drawings, `(name, source)`: each drawing in its own nested `<svg>`, one below
+/// the other, with a `<view id="{name}">` framing it. `None` when a drawing has no root with a
+/// `viewBox`, or has ids of its own (they could clash in one document).
+fn sprite(members: &[(String, String)]) -> Option<String> {
+    let mut y = 0.0_f64;
+    let mut cells = String::new();
+    let mut size = None;
+    for (name, source) in members {
+        let start = source.find("<svg")?;
+        let tag_end = start + source[start..].find('>')?;
+        let tag = &source[start..tag_end];
+        let view_box = tag.split("viewBox=\"").nth(1)?.split('"').next()?;
+        let dims: Vec<f64> =
+            view_box.split([' ', ',']).filter(|s| !s.is_empty()).filter_map(|n| n.parse().ok()).collect();
+        let [_, _, w, h] = dims[..] else { return None };
+        let inner = &source[tag_end + 1..source.rfind("</svg>")?];
+        if inner.contains(" id=") {
+            return None;
+        }
+        size.get_or_insert((w, h));
+        cells.push_str(&format!(
+            r#"<view id="{name}" viewBox="0 {y} {w} {h}"/><svg y="{y}" width="{w}" height="{h}" viewBox="{view_box}">{inner}</svg>"#
+        ));
+        y += h;
+    }
+    let (w, h) = size?;
+    Some(format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}">{cells}</svg>"#
+    ))
+}
+
 /// The brotli and gzip forms of a file's bytes, by their SHA-256.
 type Packs = HashMap<[u8; 32], (Bytes, Bytes)>;
 
@@ -291,30 +355,30 @@ impl Assets {
         let mut listing = Vec::new();
         walk(dir, "", &mut listing)?;
         let mut files = HashMap::new();
+        let mut sprites: Vec<Vec<(String, String)>> = SPRITES.iter().map(|_| Vec::new()).collect();
         for (path, full) in listing {
             let body = std::fs::read(&full).with_context(|| format!("reading {}", full.display()))?;
-            let digest = Sha256::digest(&body);
-            let hash: String = digest.iter().take(HASH_LEN / 2).map(|b| format!("{b:02x}")).collect();
-            let content_type = content_type(&path);
-            let text = content_type.to_str().is_ok_and(compress::compressible);
-            let packs = text && body.len() >= compress::MIN_SIZE;
-            let (brotli, gzip) = if packs { packed(&digest.into(), &body)? } else { (None, None) };
-            let imports = if path.ends_with(".js") {
-                import_specifiers(&String::from_utf8_lossy(&body)).iter().filter_map(|s| resolve(&path, s)).collect()
-            } else {
-                Vec::new()
-            };
-            let asset = Asset {
-                hashed: hashed_name(&path, &hash),
-                path: path.clone(),
-                hash,
-                content_type,
-                body: Bytes::from(body),
-                brotli,
-                gzip,
-                imports,
-            };
-            files.insert(path, asset);
+            for (folder, members) in SPRITES.iter().zip(sprites.iter_mut()) {
+                if let Some(name) = path.strip_prefix(&format!("{folder}/")).and_then(|n| n.strip_suffix(".svg"))
+                    && !name.contains('/')
+                {
+                    members.push((name.to_string(), String::from_utf8_lossy(&body).into_owned()));
+                }
+            }
+            files.insert(path.clone(), Asset::new(path, body)?);
+        }
+        for (folder, mut members) in SPRITES.iter().zip(sprites) {
+            members.sort();
+            let path = format!("{folder}.svg");
+            if members.is_empty() || files.contains_key(&path) {
+                continue;
+            }
+            match sprite(&members) {
+                Some(svg) => {
+                    files.insert(path.clone(), Asset::new(path, svg.into_bytes())?);
+                }
+                None => tracing::warn!(folder, "the folder's SVG files do not make a sprite"),
+            }
         }
         let map: BTreeMap<String, String> =
             files.values().map(|a| (format!("{PREFIX}{}", a.path), format!("{PREFIX}{}", a.hashed))).collect();
@@ -551,6 +615,26 @@ import * as all from "/static/js/all.js";
             assert!(html.contains(&format!(r#"href="{}""#, assets.url(f))), "{f} in {html}");
         }
         assert!(html.starts_with(&format!(r#"<script type="module" src="{}"></script>"#, assets.url("js/main.js"))));
+        std::fs::remove_dir_all(dir).expect("cleaned up");
+    }
+
+    #[test]
+    fn a_sprite_frames_each_drawing_in_a_view_of_its_own() {
+        let members = [
+            (
+                "a".to_string(),
+                r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 45 45"><path d="M1 1"/></svg>"#.to_string(),
+            ),
+            ("b".to_string(), r#"<svg viewBox="0 0 45 45" width="45"><circle r="3"/></svg>"#.to_string()),
+        ];
+        let svg = sprite(&members).expect("a sprite");
+        assert!(svg.contains(r#"<view id="a" viewBox="0 0 45 45"/><svg y="0" width="45" height="45" viewBox="0 0 45 45"><path d="M1 1"/></svg>"#), "{svg}");
+        assert!(svg.contains(r#"<view id="b" viewBox="0 45 45 45"/><svg y="45" width="45" height="45" viewBox="0 0 45 45"><circle r="3"/></svg>"#), "{svg}");
+        let with_ids = [("c".to_string(), r#"<svg viewBox="0 0 9 9"><g id="x"/></svg>"#.to_string())];
+        assert_eq!(sprite(&with_ids), None);
+        let dir = folder(&[("pieces/a-white.svg", &members[0].1), ("pieces/b-black.svg", &members[1].1)]);
+        let assets = Assets::load(&dir, 60).expect("loaded");
+        assert!(assets.url("pieces.svg").starts_with("/static/pieces.") && assets.url("pieces.svg").ends_with(".svg"));
         std::fs::remove_dir_all(dir).expect("cleaned up");
     }
 }

@@ -136,12 +136,10 @@ async fn pages_link_hashed_static_urls_that_are_cached_for_a_year() {
     let client = raw("");
     for page in ["/", "/local/gold", "/variant/gold", "/login"] {
         let html = app.get_html(page).await;
-        let urls: Vec<&str> = html
-            .split(['"', '\''])
-            .filter(|s| s.starts_with("/static/") && !s.contains(' '))
-            .filter(|s| !s.starts_with("/static/pieces/")) // the import map's keys and the diagrams
-            .collect();
+        let urls: Vec<&str> =
+            html.split(['"', '\'']).filter(|s| s.starts_with("/static/") && !s.contains(' ')).collect();
         assert!(urls.iter().any(|u| u.starts_with("/static/css/site.")), "{page} links its style: {urls:?}");
+        // Every URL but the import map's keys (the plain names it maps).
         for url in urls.iter().filter(|u| !html.contains(&format!("\"{u}\":"))) {
             let name = url.rsplit('/').next().unwrap();
             let parts: Vec<&str> = name.split('.').collect();
@@ -243,4 +241,32 @@ async fn the_event_stream_delivers_a_line_as_it_happens_when_gzip_is_accepted() 
     let event: Value = serde_json::from_str(line.trim()).unwrap();
     assert_eq!(event["type"], "challenge", "{event}");
     assert_eq!(event["challenge"]["challenger"]["name"], "bob", "{event}");
+}
+
+#[tokio::test]
+async fn the_piece_sprite_shows_every_piece_image_of_every_variant() {
+    let app = spawn_app().await;
+    let html = app.get_html("/local/gold").await;
+    // The board pages preload it.
+    let tag = r#"<link rel="preload" as="image" href=""#;
+    let at = html.find(tag).expect("a preloaded sprite") + tag.len();
+    let sprite = html[at..at + html[at..].find('"').unwrap()].to_string();
+    assert!(sprite.starts_with("/static/pieces.") && sprite.ends_with(".svg"), "{sprite}");
+    let resp = raw("").get(app.url(&sprite)).send().await.unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert_eq!(header(&resp, "content-type").as_deref(), Some("image/svg+xml"));
+    assert_eq!(header(&resp, "cache-control").as_deref(), Some("public, max-age=31536000, immutable"));
+    let svg = resp.text().await.unwrap();
+    for v in chessgold_engine::registry::variants() {
+        for p in v.pieces {
+            for color in ["white", "black"] {
+                let name = format!("{}-{color}", p.kind.slug());
+                assert!(svg.contains(&format!(r#"<view id="{name}""#)), "{}: {name}", v.id);
+                // The drawing of the piece's own file is in it.
+                let own = app.get(&format!("/static/pieces/{name}.svg")).await.text().await.unwrap();
+                let inner = &own[own.find('>').unwrap() + 1..own.rfind("</svg>").unwrap()];
+                assert!(svg.contains(inner), "{name}'s drawing");
+            }
+        }
+    }
 }

@@ -83,7 +83,7 @@ async fn every_page_kind_loads_its_modules_through_hashed_urls_without_a_failure
             // The board's piece images are in too.
             b.wait_for(
                 "the piece images",
-                "performance.getEntriesByType('resource').some((r) => r.name.includes('/static/pieces/'))",
+                "performance.getEntriesByType('resource').some((r) => r.name.includes('/static/pieces.'))",
             )
             .await;
         }

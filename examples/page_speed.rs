@@ -12,8 +12,8 @@
 //!   and the end of the `load` event.
 //!
 //! The game is a guest's unlimited game against the computer (level 1, the guest plays White),
-//! started with the site's form; the browser carries the guest's cookie, so it is the player's own
-//! page (board, shop, clocks, chat).
+//! started with the site's form, a new one for each run; the browser carries the guest's cookie,
+//! so it is the player's own page (board, shop, clocks, chat).
 //!
 //! ```text
 //! scripts/bench-pages                 # builds and starts a server of its own, runs this
@@ -37,18 +37,24 @@ struct Opts {
     base: String,
     runs: usize,
     variant: String,
+    /// Print every request of the first visits (start-end ms, bytes, path).
+    timeline: bool,
 }
 
 fn opts() -> Opts {
-    let mut o = Opts { base: "http://127.0.0.1:8080".into(), runs: 5, variant: "gold".into() };
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut o = Opts { base: "http://127.0.0.1:8080".into(), runs: 5, variant: "gold".into(), timeline: false };
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|a| a == "--timeline") {
+        args.remove(at);
+        o.timeline = true;
+    }
     for pair in args.chunks(2) {
         let value = pair.get(1).cloned().unwrap_or_default();
         match pair[0].as_str() {
             "--base" => o.base = value.trim_end_matches('/').to_string(),
             "--runs" => o.runs = value.parse().expect("--runs N"),
             "--variant" => o.variant = value,
-            other => panic!("unknown option {other} (--base URL, --runs N, --variant ID)"),
+            other => panic!("unknown option {other} (--base URL, --runs N, --variant ID, --timeline)"),
         }
     }
     o
@@ -63,8 +69,11 @@ fn csrf(html: &str) -> String {
 /// guest's cookies (`name=value` pairs).
 async fn start_game(o: &Opts) -> (String, Vec<(String, String)>) {
     let jar = std::sync::Arc::new(Jar::default());
-    let http =
-        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).cookie_provider(jar.clone()).build().unwrap();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .cookie_provider(jar.clone())
+        .build()
+        .unwrap();
     let html = http.get(format!("{}/game/computer", o.base)).send().await.unwrap().text().await.unwrap();
     let token = csrf(&html);
     let r = http
@@ -153,7 +162,11 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_secs(20);
         let client = loop {
             let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-            match ClientBuilder::new(connector).capabilities(caps.clone()).connect(&format!("http://127.0.0.1:{port}")).await {
+            match ClientBuilder::new(connector)
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
                 Ok(c) => break c,
                 Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(150)).await,
                 Err(e) => panic!("no WebDriver session: {e}"),
@@ -232,7 +245,7 @@ const SETTLED: &str = r#"((board) => {
   const res = performance.getEntriesByType("resource");
   const last = Math.max(0, ...res.map((r) => r.responseEnd));
   if (performance.now() - Math.max(last, nav.loadEventEnd) < 1000) return null;
-  const pieces = res.filter((r) => r.name.includes("/static/pieces/")).map((r) => r.responseEnd);
+  const pieces = res.filter((r) => r.name.includes("/static/pieces")).map((r) => r.responseEnd);
   const fcp = performance.getEntriesByName("first-contentful-paint")[0];
   const all = [nav, ...res];
   return {
@@ -243,6 +256,7 @@ const SETTLED: &str = r#"((board) => {
     network: all.filter((r) => r.transferSize > 0).length,
     bytes: all.reduce((n, r) => n + r.transferSize, 0),
     html: nav.transferSize,
+    timeline: [nav, ...res].map((r) => `${Math.round(r.startTime)}-${Math.round(r.responseEnd)} ${r.transferSize} ${new URL(r.name).pathname}`),
   };
 })"#;
 
@@ -259,25 +273,31 @@ impl Series {
     }
 
     fn all(&self, key: &str) -> String {
-        self.rows.iter().map(|r| r[key].as_f64().map_or("-".into(), |x| format!("{x:.0}"))).collect::<Vec<_>>().join(" ")
+        self.rows
+            .iter()
+            .map(|r| r[key].as_f64().map_or("-".into(), |x| format!("{x:.0}")))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
 #[tokio::main]
 async fn main() {
     let o = opts();
-    let (game, cookies) = start_game(&o).await;
     println!(
-        "page speed of {} ({} runs; latency {LATENCY_MS} ms, {} kbit/s each way; game {game})",
+        "page speed of {} ({} runs; latency {LATENCY_MS} ms, {} kbit/s each way)",
         o.base,
         o.runs,
         BYTES_PER_SEC * 8 / 1000
     );
-    let pages = [("home", "/".to_string(), false), ("game", game.clone(), true)];
+    let pages = [("home", false), ("game", true)];
     let mut first: Vec<Series> = pages.iter().map(|_| Series::default()).collect();
     let mut repeat: Vec<Series> = pages.iter().map(|_| Series::default()).collect();
     for _ in 0..o.runs {
-        for (i, (_, path, board)) in pages.iter().enumerate() {
+        for (i, (_, board)) in pages.iter().enumerate() {
+            // A new game each run, so every run sees a game in progress (an untouched game
+            // ends after the first-move time).
+            let (path, cookies) = if *board { start_game(&o).await } else { ("/".to_string(), Vec::new()) };
             let browser = Browser::start().await;
             browser.prepare(&o.base, &cookies).await;
             let url = format!("{}{path}", o.base);
@@ -286,9 +306,11 @@ async fn main() {
             let _ = browser.client.clone().close().await;
         }
     }
-    println!("| page | visit | FCP ms | load ms | board drawn ms | requests (from network) | bytes transferred | HTML bytes |");
+    println!(
+        "| page | visit | FCP ms | load ms | board drawn ms | requests (from network) | bytes transferred | HTML bytes |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
-    for (i, (name, _, board)) in pages.iter().enumerate() {
+    for (i, (name, board)) in pages.iter().enumerate() {
         for (visit, s) in [("first", &first[i]), ("repeat", &repeat[i])] {
             let board_ms = if *board { format!("{:.0}", s.median("board")) } else { "-".into() };
             println!(
@@ -302,8 +324,16 @@ async fn main() {
             );
         }
     }
+    if o.timeline {
+        for (i, (name, _)) in pages.iter().enumerate() {
+            println!("{name}, first visit of the first run:");
+            for line in first[i].rows[0]["timeline"].as_array().into_iter().flatten() {
+                println!("  {}", line.as_str().unwrap_or_default());
+            }
+        }
+    }
     println!("medians; every run (first visits):");
-    for (i, (name, _, board)) in pages.iter().enumerate() {
+    for (i, (name, board)) in pages.iter().enumerate() {
         let key = if *board { "board" } else { "load" };
         println!("  {name} {key}: {}", first[i].all(key));
     }

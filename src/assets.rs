@@ -8,10 +8,13 @@
 //! The ES modules import each other by relative paths (`./view.js`), which resolve to plain names.
 //! Every page carries an import map ([`Assets::import_map`]) that maps each plain URL to its
 //! hashed one, so the imports land on the hashed files too; scripts find other files the same way
-//! (`import.meta.resolve("/static/pieces/king-white.svg")`). A page's entry script is written
+//! (`import.meta.resolve("/static/css/live.css")`). A page's entry script is written
 //! with a `<link rel="modulepreload">` for every module it imports, directly or not
 //! ([`Assets::module`]), read from the import statements at start-up: the browser fetches the
 //! whole graph at once instead of one level of imports per round trip.
+//!
+//! The piece images are also served as one sprite ([`SPRITES`]), so that a board costs one
+//! request for all its pieces.
 //!
 //! Text files of [`MIN_SIZE`](crate::compress::MIN_SIZE) and more are compressed once here, with
 //! brotli and gzip at their best settings, and served in the coding the request prefers.

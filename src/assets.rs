@@ -8,10 +8,15 @@
 //! The ES modules import each other by relative paths (`./view.js`), which resolve to plain names.
 //! Every page carries an import map ([`Assets::import_map`]) that maps each plain URL to its
 //! hashed one, so the imports land on the hashed files too; scripts find other files the same way
-//! (`import.meta.resolve("/static/css/live.css")`). A page's entry script is written
-//! with a `<link rel="modulepreload">` for every module it imports, directly or not
-//! ([`Assets::module`]), read from the import statements at start-up: the browser fetches the
-//! whole graph at once instead of one level of imports per round trip.
+//! (`import.meta.resolve("/static/css/live.css")`).
+//!
+//! A page's entry script ([`Assets::module`]) is loaded as one bundle of its whole module graph,
+//! joined at start-up from the import statements: the game page's twenty modules would otherwise
+//! cost four round trips even when all are requested at once, since a browser opens six
+//! connections to a site over HTTP/1.1. The bundler handles the forms this code uses (named
+//! imports of relative paths, `export` of functions, classes and constants); a graph using any
+//! other form is loaded module by module instead, each module preloaded
+//! (`<link rel="modulepreload">`), so the browser still fetches the whole graph at once.
 //!
 //! The piece images are also served as one sprite ([`SPRITES`]), so that a board costs one
 //! request for all its pieces.
@@ -63,6 +68,148 @@ struct Asset {
     imports: Vec<String>,
 }
 
+/// A module rewritten for a bundle: its body, with its imports read from the bundle's registry
+/// and its `export` keywords dropped, and the names it exports.
+struct Wrapped {
+    body: String,
+    exports: Vec<String>,
+}
+
+/// Whether a name is a plain JavaScript identifier.
+fn identifier(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// `import { a, b as c } from "./x.js";` (or `import "./x.js";`) of the module at `path` as a
+/// line of its bundle: `const { a, b: c } = __cg["js/x.js"];`. `None` for other forms (default
+/// and namespace imports, bare specifiers).
+fn import_binding(path: &str, statement: &str) -> Option<String> {
+    let s = statement.split_whitespace().collect::<Vec<_>>().join(" ");
+    let s = s.strip_prefix("import")?.trim_start().strip_suffix(';')?.trim_end();
+    let (names, spec) = if let Some(rest) = s.strip_prefix('{') {
+        let (names, rest) = rest.split_once('}')?;
+        (Some(names), rest.trim_start().strip_prefix("from")?.trim())
+    } else {
+        (None, s)
+    };
+    let quote = spec.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let spec = spec.strip_prefix(quote)?.strip_suffix(quote)?;
+    let target = resolve(path, spec)?;
+    let Some(names) = names else { return Some(String::new()) };
+    let mut bindings = Vec::new();
+    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match name.split_once(" as ") {
+            Some((from, to)) if identifier(from.trim()) && identifier(to.trim()) => {
+                bindings.push(format!("{}: {}", from.trim(), to.trim()));
+            }
+            None if identifier(name) => bindings.push(name.to_string()),
+            _ => return None,
+        }
+    }
+    Some(format!("const {{ {} }} = __cg[\"{target}\"];", bindings.join(", ")))
+}
+
+/// The name an `export` line declares (`function f(`, `async function f(`, `class C`,
+/// `const X =`), or `None` for any other form.
+fn exported_name(declaration: &str) -> Option<String> {
+    let rest = ["async function ", "function ", "class ", "const "]
+        .iter()
+        .find_map(|k| declaration.strip_prefix(k).map(|r| (*k, r)))?;
+    let (keyword, rest) = rest;
+    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).unwrap_or(rest.len());
+    let (name, after) = rest.split_at(end);
+    let after = after.trim_start();
+    let fits = match keyword {
+        "const " => after.starts_with('=') && !declaration.trim_end().ends_with(','),
+        "class " => after.starts_with('{') || after.starts_with("extends "),
+        _ => after.starts_with('('),
+    };
+    (identifier(name) && fits).then(|| name.to_string())
+}
+
+/// Rewrites a module for a bundle (see [`Assets::module`]), or `None` when it uses a form this
+/// does not handle: then its pages load the modules one by one, preloaded.
+fn wrap_module(path: &str, source: &str) -> Option<Wrapped> {
+    if source.contains("import(") {
+        return None;
+    }
+    let mut body = String::with_capacity(source.len());
+    let mut exports = Vec::new();
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
+        if line.starts_with("import ") || line.starts_with("import{") {
+            let mut statement = line.to_string();
+            while !statement.trim_end().ends_with(';') {
+                statement.push('\n');
+                statement.push_str(lines.next()?);
+            }
+            body.push_str(&import_binding(path, &statement)?);
+        } else if let Some(declaration) = line.strip_prefix("export ") {
+            exports.push(exported_name(declaration)?);
+            body.push_str(declaration);
+        } else {
+            let t = line.trim_start();
+            if t.starts_with("export ") || t.starts_with("export{") || t.starts_with("import ") {
+                return None;
+            }
+            body.push_str(line);
+        }
+        body.push('\n');
+    }
+    Some(Wrapped { body, exports })
+}
+
+/// The modules of `entry`'s graph, each after those it imports; `None` when the graph has a cycle
+/// or a missing module.
+fn evaluation_order<'a>(files: &'a HashMap<String, Asset>, entry: &'a str) -> Option<Vec<&'a str>> {
+    fn visit<'a>(
+        files: &'a HashMap<String, Asset>,
+        path: &'a str,
+        open: &mut Vec<&'a str>,
+        done: &mut Vec<&'a str>,
+    ) -> Option<()> {
+        if done.contains(&path) {
+            return Some(());
+        }
+        if open.contains(&path) {
+            return None;
+        }
+        open.push(path);
+        for dep in &files.get(path)?.imports {
+            visit(files, dep, open, done)?;
+        }
+        open.pop();
+        done.push(path);
+        Some(())
+    }
+    let mut done = Vec::new();
+    visit(files, entry, &mut Vec::new(), &mut done)?;
+    Some(done)
+}
+
+/// One script of an entry module and every module it imports, each in a function of its own run
+/// in import order, their exports kept in a registry on `globalThis` that the importers read (and
+/// that makes a module shared by two bundles of a page run once, as a module does).
+fn bundle(files: &HashMap<String, Asset>, entry: &str) -> Option<String> {
+    let order = evaluation_order(files, entry)?;
+    let mut out = format!(
+        "// {entry} and the {} modules it imports, joined at start-up (src/assets.rs).\n\
+         const __cg = (globalThis.__chessgoldModules ??= {{}});\n",
+        order.len() - 1
+    );
+    for path in order {
+        let source = String::from_utf8(files.get(path)?.body.to_vec()).ok()?;
+        let Wrapped { body, exports } = wrap_module(path, &source)?;
+        out.push_str(&format!(
+            "// ---- {path}\n__cg[\"{path}\"] ??= (() => {{\n{body}return {{ {} }};\n}})();\n",
+            exports.join(", ")
+        ));
+    }
+    Some(out)
+}
+
 impl Asset {
     /// A file: hashed, compressed when it is text of some size, its imports read when a script.
     fn new(path: String, body: Vec<u8>) -> anyhow::Result<Asset> {
@@ -93,6 +240,8 @@ impl Asset {
 /// The static files of a running server (see the module's notes).
 pub struct Assets {
     files: HashMap<String, Asset>,
+    /// Entry module -> its bundle (`js/live.js` -> `js/live.bundle.js`).
+    bundles: HashMap<String, String>,
     /// `<script type="importmap">` of every file.
     import_map: String,
     /// `Cache-Control` of the plain names.
@@ -383,6 +532,27 @@ impl Assets {
                 None => tracing::warn!(folder, "the folder's SVG files do not make a sprite"),
             }
         }
+        // Entry modules (imported by no other) with imports get a bundle.
+        let imported: Vec<&String> = files.values().flat_map(|a| &a.imports).collect();
+        let entries: Vec<String> = files
+            .values()
+            .filter(|a| a.path.ends_with(".js") && !a.imports.is_empty() && !imported.contains(&&a.path))
+            .map(|a| a.path.clone())
+            .collect();
+        let mut bundles = HashMap::new();
+        for entry in entries {
+            let path = format!("{}.bundle.js", entry.trim_end_matches(".js"));
+            if files.contains_key(&path) {
+                continue;
+            }
+            match bundle(&files, &entry) {
+                Some(text) => {
+                    files.insert(path.clone(), Asset::new(path.clone(), text.into_bytes())?);
+                    bundles.insert(entry, path);
+                }
+                None => tracing::warn!(entry, "this module graph is loaded module by module (it cannot be bundled)"),
+            }
+        }
         let map: BTreeMap<String, String> =
             files.values().map(|a| (format!("{PREFIX}{}", a.path), format!("{PREFIX}{}", a.hashed))).collect();
         let json = serde_json::to_string(&serde_json::json!({ "imports": map }))
@@ -397,7 +567,7 @@ impl Assets {
             ms = started.elapsed().as_millis(),
             "static files loaded"
         );
-        Ok(Assets { files, import_map, short_cache })
+        Ok(Assets { files, bundles, import_map, short_cache })
     }
 
     /// The URL of a static file (`css/site.css`): its hashed name, or the plain one for a path
@@ -439,10 +609,14 @@ impl Assets {
         order
     }
 
-    /// The HTML that loads a page's entry module (`js/live.js`): the `<script type="module">`,
-    /// then a `modulepreload` link for each module of its graph, nearest first (the browser
-    /// fetches in that order: the entry first, which it needs first).
+    /// The HTML that loads a page's entry module (`js/live.js`): its bundle, one script of the
+    /// whole graph made at start-up ([`bundle`]); or, when the graph cannot be bundled, the module
+    /// itself followed by a `modulepreload` link for each module of its graph, nearest first, so
+    /// that the browser fetches them all at once.
     pub fn module(&self, entry: &str) -> String {
+        if let Some(bundle) = self.bundles.get(entry) {
+            return format!(r#"<script type="module" src="{}"></script>"#, self.url(bundle));
+        }
         let mut html = format!(r#"<script type="module" src="{}"></script>"#, self.url(entry));
         for dep in self.graph(entry) {
             html.push('\n');
@@ -639,5 +813,53 @@ import * as all from "/static/js/all.js";
         let assets = Assets::load(&dir, 60).expect("loaded");
         assert!(assets.url("pieces.svg").starts_with("/static/pieces.") && assets.url("pieces.svg").ends_with(".svg"));
         std::fs::remove_dir_all(dir).expect("cleaned up");
+    }
+
+    #[test]
+    fn an_entry_is_bundled_with_its_modules_in_import_order() {
+        let dir = folder(&[
+            (
+                "js/main.js",
+                "import { a } from './a.js';\nimport {\n  b as bee,\n} from \"./lib/b.js\";\nexport class Main {}\nconsole.log(a, bee);\n",
+            ),
+            ("js/a.js", "import { b } from './lib/b.js';\nexport const a = b + 1;\n"),
+            ("js/lib/b.js", "// b\nexport function b() { return 1; }\nexport async function later() {}\n"),
+        ]);
+        let assets = Assets::load(&dir, 60).expect("loaded");
+        let html = assets.module("js/main.js");
+        assert!(
+            html.starts_with(r#"<script type="module" src="/static/js/main.bundle."#)
+                && !html.contains("modulepreload"),
+            "{html}"
+        );
+        let text = String::from_utf8(assets.files["js/main.bundle.js"].body.to_vec()).expect("text");
+        let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle} in {text}"));
+        assert!(at(r#"__cg["js/lib/b.js"] ??="#) < at(r#"__cg["js/a.js"] ??="#));
+        assert!(at(r#"__cg["js/a.js"] ??="#) < at(r#"__cg["js/main.js"] ??="#));
+        assert!(text.contains("function b() { return 1; }") && text.contains("return { b, later };"), "{text}");
+        assert!(text.contains(r#"const { b: bee } = __cg["js/lib/b.js"];"#), "{text}");
+        assert!(text.contains(r#"const { a } = __cg["js/a.js"];"#) && text.contains("return { a };"), "{text}");
+        assert!(!text.contains("export ") && !text.contains("import "), "{text}");
+        std::fs::remove_dir_all(dir).expect("cleaned up");
+    }
+
+    #[test]
+    fn a_graph_with_a_form_the_bundler_does_not_handle_is_preloaded_instead() {
+        for other in [
+            "export default 1;\n",
+            "export let x = 1;\n",
+            "import * as all from './c.js';\n",
+            "const m = await import('./c.js');\n",
+        ] {
+            let dir = folder(&[
+                ("js/main.js", "import { c } from './c.js';\n"),
+                ("js/c.js", &format!("export const c = 1;\n{other}")),
+            ]);
+            let assets = Assets::load(&dir, 60).expect("loaded");
+            let html = assets.module("js/main.js");
+            assert!(html.contains(r#"<link rel="modulepreload" href="/static/js/c."#), "{other}: {html}");
+            assert!(!assets.files.contains_key("js/main.bundle.js"), "{other}");
+            std::fs::remove_dir_all(dir).expect("cleaned up");
+        }
     }
 }

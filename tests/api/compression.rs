@@ -179,11 +179,20 @@ async fn the_import_map_sends_every_module_to_its_hashed_url() {
         assert_eq!(header(&resp, "content-type").as_deref(), Some("text/javascript; charset=utf-8"), "{hashed}");
         assert_eq!(resp.bytes().await.unwrap(), plain, "{hashed} is {module}");
     }
-    // The entry's graph is preloaded: view.js is imported by local.js, board.js by view.js.
-    for module in ["/static/js/view.js", "/static/js/board.js", "/static/js/extras/xp.js"] {
-        let tag = format!(r#"<link rel="modulepreload" href="{}">"#, imports[module].as_str().unwrap());
-        assert!(html.contains(&tag), "{tag}");
+    // The entry comes as one bundle of its graph (view.js is imported by local.js, board.js by
+    // view.js, xp.js by extras/index.js), hashed and cached for a year.
+    let tag = r#"<script type="module" src="/static/js/local.bundle."#;
+    let at = html.find(tag).expect("the bundle's script") + tag.len() - "/static/js/local.bundle.".len();
+    let bundle = html[at..at + html[at..].find('"').unwrap()].to_string();
+    let resp = raw("").get(app.url(&bundle)).send().await.unwrap();
+    assert_eq!(header(&resp, "cache-control").as_deref(), Some("public, max-age=31536000, immutable"));
+    let text = resp.text().await.unwrap();
+    for module in ["js/local.js", "js/view.js", "js/board.js", "js/extras/xp.js", "js/pieces.js"] {
+        assert!(text.contains(&format!("__cg[\"{module}\"] ??= (() => {{")), "{module} in the bundle");
     }
+    // And only the bundle: the modules are not loaded besides it.
+    assert_eq!(html.matches(r#"<script type="module""#).count(), 1, "{html}");
+    assert!(!html.contains("modulepreload"));
 }
 
 #[tokio::test]

@@ -60,6 +60,8 @@ struct Asset {
     hashed: String,
     /// `3f9a2c1be04d`.
     hash: String,
+    /// The whole SHA-256 of the body (the key of its compressed forms).
+    digest: [u8; 32],
     content_type: HeaderValue,
     body: Bytes,
     brotli: Option<Bytes>,
@@ -211,30 +213,60 @@ fn bundle(files: &HashMap<String, Asset>, entry: &str) -> Option<String> {
 }
 
 impl Asset {
-    /// A file: hashed, compressed when it is text of some size, its imports read when a script.
-    fn new(path: String, body: Vec<u8>) -> anyhow::Result<Asset> {
-        let digest = Sha256::digest(&body);
+    /// A file, hashed, its imports read when a script; compressed later ([`compress_all`]).
+    fn new(path: String, body: Vec<u8>) -> Asset {
+        let digest: [u8; 32] = Sha256::digest(&body).into();
         let hash: String = digest.iter().take(HASH_LEN / 2).map(|b| format!("{b:02x}")).collect();
-        let content_type = content_type(&path);
-        let text = content_type.to_str().is_ok_and(compress::compressible);
-        let packs = text && body.len() >= compress::MIN_SIZE;
-        let (brotli, gzip) = if packs { packed(&digest.into(), &body)? } else { (None, None) };
         let imports = if path.ends_with(".js") {
             import_specifiers(&String::from_utf8_lossy(&body)).iter().filter_map(|s| resolve(&path, s)).collect()
         } else {
             Vec::new()
         };
-        Ok(Asset {
+        Asset {
             hashed: hashed_name(&path, &hash),
+            content_type: content_type(&path),
             path,
             hash,
-            content_type,
+            digest,
             body: Bytes::from(body),
-            brotli,
-            gzip,
+            brotli: None,
+            gzip: None,
             imports,
-        })
+        }
     }
+
+    /// Whether the file is compressed: text of [`compress::MIN_SIZE`] and more.
+    fn packs(&self) -> bool {
+        self.body.len() >= compress::MIN_SIZE && self.content_type.to_str().is_ok_and(compress::compressible)
+    }
+}
+
+/// Compresses every file that [`Asset::packs`], on all cores (brotli's best setting is slow).
+fn compress_all(files: &mut HashMap<String, Asset>) -> anyhow::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let mut todo: Vec<&mut Asset> = files.values_mut().filter(|a| a.packs()).collect();
+    todo.sort_by_key(|a| std::cmp::Reverse(a.body.len()));
+    let mut shares: Vec<Vec<&mut Asset>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, asset) in todo.into_iter().enumerate() {
+        shares[i % threads].push(asset);
+    }
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = shares
+            .into_iter()
+            .map(|share| {
+                scope.spawn(move || -> anyhow::Result<()> {
+                    for asset in share {
+                        (asset.brotli, asset.gzip) = packed(&asset.digest, &asset.body)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().map_err(|_| anyhow::anyhow!("compressing the static files failed"))??;
+        }
+        Ok(())
+    })
 }
 
 /// The static files of a running server (see the module's notes).
@@ -517,7 +549,7 @@ impl Assets {
                     members.push((name.to_string(), String::from_utf8_lossy(&body).into_owned()));
                 }
             }
-            files.insert(path.clone(), Asset::new(path, body)?);
+            files.insert(path.clone(), Asset::new(path, body));
         }
         for (folder, mut members) in SPRITES.iter().zip(sprites) {
             members.sort();
@@ -527,7 +559,7 @@ impl Assets {
             }
             match sprite(&members) {
                 Some(svg) => {
-                    files.insert(path.clone(), Asset::new(path, svg.into_bytes())?);
+                    files.insert(path.clone(), Asset::new(path, svg.into_bytes()));
                 }
                 None => tracing::warn!(folder, "the folder's SVG files do not make a sprite"),
             }
@@ -547,12 +579,13 @@ impl Assets {
             }
             match bundle(&files, &entry) {
                 Some(text) => {
-                    files.insert(path.clone(), Asset::new(path.clone(), text.into_bytes())?);
+                    files.insert(path.clone(), Asset::new(path.clone(), text.into_bytes()));
                     bundles.insert(entry, path);
                 }
                 None => tracing::warn!(entry, "this module graph is loaded module by module (it cannot be bundled)"),
             }
         }
+        compress_all(&mut files)?;
         let map: BTreeMap<String, String> =
             files.values().map(|a| (format!("{PREFIX}{}", a.path), format!("{PREFIX}{}", a.hashed))).collect();
         let json = serde_json::to_string(&serde_json::json!({ "imports": map }))

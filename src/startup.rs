@@ -110,6 +110,10 @@ impl Application {
     /// # Errors
     /// Bad settings, an unreachable database or Redis, a failed migration, a port in use.
     pub async fn build(settings: Settings) -> anyhow::Result<Application> {
+        // First: compressing the static files takes a few seconds, which must not fall between
+        // giving the downtime back to running clocks (below) and serving.
+        let app = &settings.application;
+        let assets = web::Data::new(Assets::load(&app.static_dir, u64::from(app.static_max_age_secs))?);
         let pool = db::pool(&settings.database)?;
         if settings.database.migrate_on_start {
             db::migrate(&pool).await?;
@@ -181,7 +185,7 @@ impl Application {
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
         let port = listener.local_addr().context("reading the bound address")?.port();
-        let server = run(listener, state.clone(), store, key, &settings, redis_sessions)?;
+        let server = run(listener, state.clone(), assets, store, key, &settings, redis_sessions)?;
         tracing::info!(port, broker = state.broker.kind(), redis_sessions, "listening");
         Ok(Application { port, server, state, downtime_forgiven })
     }
@@ -224,13 +228,13 @@ impl Application {
 fn run(
     listener: TcpListener,
     state: web::Data<AppState>,
+    assets: web::Data<Assets>,
     store: AnySessionStore,
     key: Key,
     settings: &Settings,
     redis_sessions: bool,
 ) -> anyhow::Result<Server> {
     let app_settings = settings.application.clone();
-    let assets = web::Data::new(Assets::load(&app_settings.static_dir, u64::from(app_settings.static_max_age_secs))?);
     let secure = app_settings.secure_cookies;
     let server = HttpServer::new(move || {
         let session = SessionMiddleware::builder(store.clone(), key.clone())

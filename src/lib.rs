@@ -4,10 +4,12 @@
 //! `chessgold-engine`.
 
 pub mod api;
+pub mod assets;
 pub mod auth;
 pub mod bots;
 pub mod broker;
 pub mod cli;
+pub mod compress;
 pub mod db;
 pub mod domain;
 pub mod error;

@@ -7,20 +7,19 @@ use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_files::Files;
 use actix_session::SessionMiddleware;
 use actix_session::config::{CookieContentSecurity, PersistentSession};
 use actix_session::storage::RedisSessionStore;
 use actix_web::cookie::{Key, SameSite};
 use actix_web::dev::Server;
-use actix_web::http::header;
-use actix_web::middleware::{DefaultHeaders, from_fn};
+use actix_web::middleware::from_fn;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use anyhow::Context;
 use secrecy::ExposeSecret;
 use sqlx::PgPool;
 use tracing_actix_web::TracingLogger;
 
+use crate::assets::Assets;
 use crate::auth::rate_limit::Limiters;
 use crate::broker::Broker;
 use crate::broker::memory::MemoryBroker;
@@ -32,7 +31,7 @@ use crate::metrics::Metrics;
 use crate::session_store::AnySessionStore;
 use crate::settings::GameSettings;
 use crate::settings::Settings;
-use crate::{api, auth, db, game, metrics, middleware, pages, telemetry};
+use crate::{api, assets, auth, compress, db, game, metrics, middleware, pages, telemetry};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "cg_session";
@@ -111,6 +110,10 @@ impl Application {
     /// # Errors
     /// Bad settings, an unreachable database or Redis, a failed migration, a port in use.
     pub async fn build(settings: Settings) -> anyhow::Result<Application> {
+        // First: compressing the static files takes a few seconds, which must not fall between
+        // giving the downtime back to running clocks (below) and serving.
+        let app = &settings.application;
+        let assets = web::Data::new(Assets::load(&app.static_dir, u64::from(app.static_max_age_secs))?);
         let pool = db::pool(&settings.database)?;
         if settings.database.migrate_on_start {
             db::migrate(&pool).await?;
@@ -182,7 +185,7 @@ impl Application {
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
         let port = listener.local_addr().context("reading the bound address")?.port();
-        let server = run(listener, state.clone(), store, key, &settings, redis_sessions)?;
+        let server = run(listener, state.clone(), assets, store, key, &settings, redis_sessions)?;
         tracing::info!(port, broker = state.broker.kind(), redis_sessions, "listening");
         Ok(Application { port, server, state, downtime_forgiven })
     }
@@ -225,14 +228,13 @@ impl Application {
 fn run(
     listener: TcpListener,
     state: web::Data<AppState>,
+    assets: web::Data<Assets>,
     store: AnySessionStore,
     key: Key,
     settings: &Settings,
     redis_sessions: bool,
 ) -> anyhow::Result<Server> {
     let app_settings = settings.application.clone();
-    let static_dir = app_settings.static_dir.clone();
-    let cache = format!("public, max-age={}", app_settings.static_max_age_secs);
     let secure = app_settings.secure_cookies;
     let server = HttpServer::new(move || {
         let session = SessionMiddleware::builder(store.clone(), key.clone())
@@ -249,6 +251,7 @@ fn run(
             .build();
         App::new()
             .app_data(state.clone())
+            .app_data(assets.clone())
             .app_data(web::FormConfig::default().limit(16 * 1024).error_handler(|err, _req| match err {
                 actix_web::error::UrlencodedError::Overflow { .. } => PageError::TooLarge.into(),
                 other => PageError::BadRequest(other.to_string()).into(),
@@ -262,13 +265,15 @@ fn run(
             .wrap(session)
             .wrap(from_fn(metrics::track))
             .wrap(from_fn(middleware::request_id_header))
+            .wrap(from_fn(assets::scope))
+            .wrap(from_fn(compress::compress))
             .wrap(TracingLogger::<telemetry::RequestSpan>::new())
             .route("/healthz", web::get().to(healthz))
             .route("/metrics", web::get().to(metrics::metrics))
             .service(
-                web::scope("/static")
-                    .wrap(DefaultHeaders::new().add((header::CACHE_CONTROL, cache.clone())))
-                    .service(Files::new("", static_dir.clone()).use_etag(true).use_last_modified(true)),
+                web::resource("/static/{path:.*}")
+                    .route(web::get().to(assets::serve))
+                    .route(web::head().to(assets::serve)),
             )
             .configure(api::routes)
             .configure(auth::handlers::routes)

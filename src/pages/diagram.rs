@@ -153,7 +153,8 @@ pub fn try_svg(d: &Diagram) -> Result<String, DiagramError> {
 fn piece_image(c: char, pieces: Option<&[PieceDef]>) -> Option<String> {
     let def = pieces?.iter().find(|p| p.letter == c.to_ascii_uppercase())?;
     let color = if c.is_ascii_uppercase() { "white" } else { "black" };
-    Some(format!("/static/pieces/{}-{color}.svg", def.kind.slug()))
+    // The sprite of all piece images (one request for every diagram of a page).
+    Some(format!("{}#{}-{color}", crate::assets::url("pieces.svg"), def.kind.slug()))
 }
 
 /// Draws a diagram as inline SVG; pieces of `pieces` (a variant's table) are drawn with the
@@ -343,8 +344,8 @@ mod tests {
     fn a_piece_table_draws_the_site_piece_images() {
         let info = chessgold_engine::registry::variant("standard").unwrap();
         let s = try_svg_with(&Diagram::new("4k3/8/8/8/8/8/8/4K3", ""), Some(info.pieces)).unwrap();
-        assert!(s.contains(r#"href="/static/pieces/king-white.svg""#), "{s}");
-        assert!(s.contains(r#"href="/static/pieces/king-black.svg""#), "{s}");
+        assert!(s.contains(r#"href="/static/pieces.svg#king-white""#), "{s}");
+        assert!(s.contains(r#"href="/static/pieces.svg#king-black""#), "{s}");
         assert!(!s.contains(r#"class="pc "#));
     }
 

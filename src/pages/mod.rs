@@ -15,6 +15,9 @@ use anyhow::Context;
 use askama::Template;
 use chessgold_engine::registry::{VariantInfo, variant, variants};
 
+use std::sync::Arc;
+
+use crate::assets::{self, Assets};
 use crate::auth::{SessionUser, csrf, current_user};
 use crate::error::PageError;
 use crate::game::identity::Identity;
@@ -27,6 +30,8 @@ pub struct PageCtx {
     pub user: Option<SessionUser>,
     /// The session's CSRF token, for the forms of the page (log-out in the header).
     pub csrf: String,
+    /// The server's static files, for their hashed URLs (none outside a request).
+    pub assets: Option<Arc<Assets>>,
 }
 
 impl PageCtx {
@@ -36,7 +41,7 @@ impl PageCtx {
     /// # Errors
     /// The session cannot be written.
     pub fn new(session: &Session) -> Result<PageCtx, PageError> {
-        Ok(PageCtx { user: current_user(session), csrf: csrf::token(session)? })
+        Ok(PageCtx { user: current_user(session), csrf: csrf::token(session)?, assets: assets::current() })
     }
 
     /// The context of a reading page, whose only form is the header's log-out button: the token is
@@ -47,12 +52,33 @@ impl PageCtx {
     pub fn reading(session: &Session) -> Result<PageCtx, PageError> {
         let user = current_user(session);
         let csrf = if user.is_some() { csrf::token(session)? } else { String::new() };
-        Ok(PageCtx { user, csrf })
+        Ok(PageCtx { user, csrf, assets: assets::current() })
     }
 
     /// A context without a session (error pages).
     pub fn anonymous() -> PageCtx {
-        PageCtx::default()
+        PageCtx { assets: assets::current(), ..PageCtx::default() }
+    }
+
+    /// The URL of a static file (`css/site.css`), content-hashed so browsers keep it for a year:
+    /// every page links its styles, icons and images through this.
+    pub fn asset(&self, path: &str) -> String {
+        self.assets.as_ref().map_or_else(|| format!("{}{path}", assets::PREFIX), |a| a.url(path))
+    }
+
+    /// The import map of the static files (HTML), which sends the scripts' imports to the hashed
+    /// URLs; in the head of every page, before any script.
+    pub fn import_map(&self) -> &str {
+        self.assets.as_ref().map_or("", |a| a.import_map())
+    }
+
+    /// The HTML that loads a page's entry script (`js/live.js`) with its whole module graph
+    /// preloaded: every page loads its scripts through this.
+    pub fn module(&self, entry: &str) -> String {
+        self.assets.as_ref().map_or_else(
+            || format!(r#"<script type="module" src="{}{entry}"></script>"#, assets::PREFIX),
+            |a| a.module(entry),
+        )
     }
 }
 

@@ -995,10 +995,13 @@ export class LiveGame {
 
 /** Loads live.css when the page did not link it (the board is built once it applies). */
 function liveStyles() {
-  if (document.querySelector('link[rel="stylesheet"][href$="/live.css"]')) return Promise.resolve();
+  // The hashed URL the import map gives for it, as the page links it.
+  const href = import.meta.resolve ? import.meta.resolve("/static/css/live.css") : "/static/css/live.css";
+  const linked = [...document.querySelectorAll('link[rel="stylesheet"]')].some((l) => l.href === new URL(href, location.href).href);
+  if (linked) return Promise.resolve();
   const link = document.createElement("link");
   link.rel = "stylesheet";
-  link.href = "/static/css/live.css";
+  link.href = href;
   return new Promise((resolve) => {
     link.onload = resolve;
     link.onerror = resolve;

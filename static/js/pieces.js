@@ -1,15 +1,23 @@
 // Piece images: one SVG per platform-wide piece kind and colour, `static/pieces/{kind}-{color}.svg`.
+// The server also serves them together as one sprite, `static/pieces.svg`, with a view per image
+// (`pieces.svg#king-white`): a board loads all its pieces with one request.
 
-let base = "/static/pieces";
+let base = null;
 
-/** Changes where the piece images are served from (for pages mounted elsewhere). */
+/** Changes where the piece images are served from (for pages mounted elsewhere): one file each. */
 export function setPieceBase(url) {
   base = url.replace(/\/$/, "");
 }
 
+/** A static URL as the page's import map gives it: content-hashed, cached for a year. */
+function hashed(url) {
+  return import.meta.resolve ? import.meta.resolve(url) : url;
+}
+
 /** The image URL of a piece kind (`knight`, `goldrook`, ...) in a colour (`white`/`black`). */
 export function pieceUrl(kind, color) {
-  return `${base}/${kind}-${color}.svg`;
+  if (base !== null) return `${base}/${kind}-${color}.svg`;
+  return `${hashed("/static/pieces.svg")}#${kind}-${color}`;
 }
 
 /** A role lookup for a snapshot: letter -> {letter, kind, name}. */

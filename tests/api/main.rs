@@ -2,6 +2,7 @@ mod accounts;
 mod browser;
 mod challenges;
 mod cli;
+mod compression;
 mod error_pages;
 mod health;
 mod helpers;

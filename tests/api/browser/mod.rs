@@ -23,6 +23,7 @@ use tokio::sync::Semaphore;
 
 use crate::helpers::{TestApp, spawn_app};
 
+mod assets;
 mod board;
 mod game_page;
 mod live;

@@ -208,8 +208,9 @@ async fn the_game_page_carries_what_the_board_needs() {
     b.join(&id).await;
     let page = b.html(&format!("/{id}")).await;
     for needle in [
-        r#"<link rel="stylesheet" href="/static/css/board.css">"#,
-        r#"<script type="module" src="/static/js/live.js"></script>"#,
+        // Content-hashed names (tests/api/compression.rs checks them), the scripts as one bundle.
+        r#"<link rel="stylesheet" href="/static/css/board."#,
+        r#"<script type="module" src="/static/js/live.bundle."#,
         &format!(
             r#"data-mode="live" data-game="{id}" data-socket="/socket/game/{id}" data-variant="gold" data-color="white""#
         ),

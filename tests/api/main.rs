@@ -11,3 +11,4 @@ mod profiles;
 mod redis;
 mod round;
 mod security;
+mod stylesheets;

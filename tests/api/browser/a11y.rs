@@ -60,18 +60,18 @@ async fn no_serious_violations_on(screen: Screen, name: &str) {
 
     // A game long enough to outlast the test, its first moves made so that it is not aborted.
     let mut pages = site.pages();
-    let (game, mut opponent) = b.play_gold_as_white(&site.app, "30+20").await;
-    b.make_first_moves(&mut opponent).await;
+    let (game, opponent) = b.play_gold_as_white(&site.app, "30+20").await;
+    b.make_first_moves(&opponent).await;
     pages.insert(0, Page { kind: "live game as a player", path: game, ready: PLAYING.to_string() });
     check(&b, screen, &pages, "signed out", &mut found, &mut runs).await;
-    assert_eq!(opponent.command("resign").await["t"], "ack", "the opponent resigns");
+    opponent.resign().await;
 
     b.sign_up(name).await;
     let challenge = site.challenge(name).await;
     b.create_token().await;
     let mut pages = site.pages();
-    let (game, mut opponent) = b.play_gold_as_white(&site.app, "30+20").await;
-    b.make_first_moves(&mut opponent).await;
+    let (game, opponent) = b.play_gold_as_white(&site.app, "30+20").await;
+    b.make_first_moves(&opponent).await;
     pages.insert(0, Page { kind: "live game as a player", path: game, ready: PLAYING.to_string() });
     pages.extend(Site::account_pages(&challenge));
     check(&b, screen, &pages, "signed in", &mut found, &mut runs).await;

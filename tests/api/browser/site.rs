@@ -36,12 +36,10 @@ pub(super) struct Site {
     pub app: TestApp,
     /// The rated game between bob (White) and carol, over by mate.
     pub finished: String,
-    /// A running game between two guests, for spectators.
+    /// A running game between two guests (30+20, two moves played), for spectators.
     pub watched: String,
     /// bob's open challenge link.
     pub open_challenge: String,
-    /// The spectated game's players: their sockets stay open while the site lives.
-    _players: (Sock, Sock),
     bob: Http,
 }
 
@@ -66,12 +64,15 @@ impl Site {
             .execute(&app.db_pool)
             .await
             .expect("ratings updated");
-        let (watched, _, _, w, b) = two_guests(&app.address, "gold", "5+3").await;
+        // A long game with both first moves made: it is neither aborted nor lost on time while
+        // the tests look at it.
+        let (watched, _, _, mut white, mut black) = two_guests(&app.address, "gold", "30+20").await;
+        play_line(&mut white, &mut black, 0, &["e1d1", "e8d8"]).await;
         let fields = [("variant", "gold"), ("time", "10+5"), ("mode", "casual"), ("color", "random")];
         let open = bob.post_form("/@/bob", "/challenge/open", &fields).await;
         assert_eq!(open.status().as_u16(), 303, "an open challenge");
         let open_challenge = location_of(&open);
-        Site { app, finished, watched, open_challenge, _players: (w, b), bob }
+        Site { app, finished, watched, open_challenge, bob }
     }
 
     /// bob challenges `name` (an account); returns the challenge page's path.
@@ -116,6 +117,27 @@ impl Site {
     }
 }
 
+/// The guest who joined the browser's game. Its socket is opened for each command: an idle
+/// socket is closed by the server.
+pub(super) struct Opponent {
+    guest: Http,
+    game: String,
+}
+
+impl Opponent {
+    pub async fn socket(&self) -> Sock {
+        let mut socket = self.guest.socket(&self.game, None).await;
+        socket.until("full").await;
+        socket
+    }
+
+    /// Resigns the game.
+    pub async fn resign(&self) {
+        let answer = self.socket().await.command("resign").await;
+        assert_eq!(answer["t"], "ack", "the opponent resigns: {answer}");
+    }
+}
+
 fn location_of(r: &reqwest::Response) -> String {
     r.headers()["location"].to_str().expect("a location").to_string()
 }
@@ -135,12 +157,18 @@ impl Browser {
     pub(super) async fn visit(&self, page: &Page) {
         self.goto(&page.path).await;
         self.wait_for(&format!("the {} page ({})", page.kind, page.path), &page.ready).await;
+        // Colours are read once fades and transitions are over (endless ones aside).
+        self.wait_for(
+            "the page's animations to end",
+            "document.getAnimations().every(a => a.playState !== 'running' || a.effect.getComputedTiming().endTime === Infinity)",
+        )
+        .await;
     }
 
     /// Creates a Chess Gold game with the "play with a friend" form, as White, with `time`; a
     /// guest joins it. Returns the game's path, once the page shows the started game with its
-    /// shop, and the guest's socket.
-    pub(super) async fn play_gold_as_white(&self, app: &TestApp, time: &str) -> (String, Sock) {
+    /// shop, and the guest.
+    pub(super) async fn play_gold_as_white(&self, app: &TestApp, time: &str) -> (String, Opponent) {
         self.goto("/game/new").await;
         self.wait_for("the new game form", "document.querySelector('form.new-game')").await;
         self.js(&format!(
@@ -151,21 +179,20 @@ impl Browser {
         self.wait_for("the game page", "document.querySelector('#board-app.cg-live')").await;
         let path = self.js("return location.pathname;").await.as_str().expect("a path").to_string();
         let guest = Http::new(&app.address);
-        guest.join(path.trim_start_matches('/')).await;
-        let mut socket = guest.socket(path.trim_start_matches('/'), None).await;
-        socket.until("full").await;
+        let game = path.trim_start_matches('/').to_string();
+        guest.join(&game).await;
         self.wait_for("the started game with its shop", PLAYING).await;
-        (path, socket)
+        (path, Opponent { guest, game })
     }
 
     /// White buys a knight and places it on c3 with two clicks, then the opponent moves its
     /// king: both first moves are made, so the game is not aborted while the test looks at it.
-    pub(super) async fn make_first_moves(&self, opponent: &mut Sock) {
+    pub(super) async fn make_first_moves(&self, opponent: &Opponent) {
         self.click(r#".cg-shop .shop-item[data-piece="N"]"#).await;
         self.wait_for("the lit squares", r#"document.querySelector('.cg-board .sq.drop[data-square="c3"]')"#).await;
         self.click_square("c3").await;
         self.wait_ply("White", 1).await;
-        let answer = opponent.act("e8d8", 1).await;
+        let answer = opponent.socket().await.act("e8d8", 1).await;
         assert_eq!(answer["t"], "ack", "Black's first move: {answer}");
         self.wait_ply("White", 2).await;
     }

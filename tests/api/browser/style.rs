@@ -49,8 +49,10 @@ window.cgStyle = {
     for (const e of document.body.querySelectorAll("*")) {
       const r = e.getBoundingClientRect();
       if (r.width === 0 || r.right <= width + 1) continue;
+      // A scrolling box clips what it holds, except what is positioned outside its flow.
       let clipped = false;
-      for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const free = ["absolute", "fixed"].includes(getComputedStyle(e).position);
+      for (let p = e.parentElement; !free && p && p !== document.body; p = p.parentElement) {
         if (getComputedStyle(p).overflowX !== "visible") { clipped = true; break; }
       }
       if (!clipped) out.push(`${e.tagName.toLowerCase()}.${String(e.className).trim().replace(/\s+/g, ".")} ends at ${Math.round(r.right)}`);

@@ -60,10 +60,7 @@ impl Site {
         play_line(&mut ws, &mut bs, 0, &FOOLS_MATE).await;
         bs.until("end").await;
         // Ten rated games make a leaderboard line; playing them all would take minutes.
-        sqlx::query("UPDATE user_ratings SET games = 12")
-            .execute(&app.db_pool)
-            .await
-            .expect("ratings updated");
+        sqlx::query("UPDATE user_ratings SET games = 12").execute(&app.db_pool).await.expect("ratings updated");
         // A long game with both first moves made: it is neither aborted nor lost on time while
         // the tests look at it.
         let (watched, _, _, mut white, mut black) = two_guests(&app.address, "gold", "30+20").await;
@@ -207,8 +204,10 @@ impl Browser {
     pub(super) async fn create_token(&self) {
         self.goto("/account/tokens").await;
         self.wait_for("the token form", "document.getElementById('description')").await;
-        self.js("const d = document.getElementById('description'); d.value = 'my board'; d.form.submit(); return null;")
-            .await;
+        self.js(
+            "const d = document.getElementById('description'); d.value = 'my board'; d.form.submit(); return null;",
+        )
+        .await;
         self.wait_for("the new token", "document.getElementById('new-token') && document.querySelector('tr.token')")
             .await;
     }

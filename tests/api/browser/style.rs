@@ -209,7 +209,8 @@ async fn check_pages(b: &Browser, screen: Screen, pages: &[Page], who: &str) {
             // Pages rendered for the signed-in player (error pages were not, issue 12's
             // second defect) announce the challenge to them.
             if who == "signed in" && b.js("return !!document.querySelector('.user-menu');").await == json!(true) {
-                b.wait_for("the challenge notification", "document.querySelector('#notifications .notification')").await;
+                b.wait_for("the challenge notification", "document.querySelector('#notifications .notification')")
+                    .await;
                 assert_eq!(b.style("#notifications", "position").await, "fixed", "{label}: the notifications");
                 assert_eq!(b.style(".notification", "border-top-left-radius").await, "8px", "{label}");
                 let text = b.contrast(".notification a").await;

@@ -152,6 +152,10 @@ async fn check_page_kind(b: &Browser, screen: Screen, page: &Page, label: &str) 
     match page.kind {
         "home" => {
             assert_eq!(b.style(".pool-grid", "display").await, "grid", "{label}");
+            if screen == Screen::Phone {
+                // Pairing first: the hero used to fill the phone's first screen.
+                assert!(b.in_view("[data-pool]").await, "{label}: a pool button on the first screen");
+            }
             // The seek count on the selected Lobby tab (it was white on white).
             b.click(r#"[data-tab="seeks"]"#).await;
             b.wait_for("the Lobby tab", "document.querySelector('[data-tab=seeks]').ariaSelected === 'true'").await;

@@ -30,7 +30,7 @@ export class ChatPane {
     const title = room === "player" ? "Chat with your opponent" : "Spectators\u2019 chat";
     el.innerHTML = `
       <header class="cg-chat-head"><h2></h2></header>
-      <ol class="cg-chat-lines" aria-live="polite"></ol>
+      <ol class="cg-chat-lines" aria-live="polite" aria-label="Chat lines" tabindex="0"></ol>
       <form class="cg-chat-form" autocomplete="off">
         <input name="text" maxlength="${CHAT_MAX}" spellcheck="true" aria-label="Chat message">
         <button type="submit">Send</button>

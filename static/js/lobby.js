@@ -76,12 +76,26 @@ class Lobby {
     }
   }
 
+  /** The tabs as an ARIA tablist: a click or the arrow keys select one (the others leave the
+   *  tab order) and show its panel. */
   bindTabs() {
-    const tabs = this.root.querySelectorAll("[data-tab]");
-    for (const tab of tabs) {
-      tab.addEventListener("click", () => {
-        for (const t of tabs) t.setAttribute("aria-selected", String(t === tab));
-        for (const p of this.root.querySelectorAll("[data-panel]")) p.hidden = p.dataset.panel !== tab.dataset.tab;
+    const tabs = [...this.root.querySelectorAll("[data-tab]")];
+    const select = (tab) => {
+      for (const t of tabs) {
+        t.setAttribute("aria-selected", String(t === tab));
+        t.tabIndex = t === tab ? 0 : -1;
+      }
+      for (const p of this.root.querySelectorAll("[data-panel]")) p.hidden = p.dataset.panel !== tab.dataset.tab;
+    };
+    for (const [i, tab] of tabs.entries()) {
+      tab.addEventListener("click", () => select(tab));
+      tab.addEventListener("keydown", (e) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+        if (!step) return;
+        e.preventDefault();
+        const next = tabs[(i + step + tabs.length) % tabs.length];
+        select(next);
+        next.focus();
       });
     }
   }

@@ -33,7 +33,7 @@ export class GameView {
         <div class="cg-board-wrap">
           <div class="cg-board-el"></div>
           <div class="cg-banner" hidden>
-            <div class="cg-banner-card" role="dialog" aria-live="assertive">
+            <div class="cg-banner-card" role="dialog" aria-label="Game over" aria-live="assertive">
               <button type="button" class="cg-banner-close" aria-label="Close">\u00d7</button>
               <div class="cg-banner-score"></div>
               <div class="cg-banner-reason"></div>
@@ -50,7 +50,7 @@ export class GameView {
         <p class="cg-hint" aria-live="polite"></p>
         <div class="cg-result" hidden></div>
         <div class="cg-slot-shop"></div>
-        <div class="cg-moves-wrap"><ol class="cg-moves" aria-label="Moves"></ol></div>
+        <div class="cg-moves-wrap" tabindex="0" role="region" aria-label="Move list"><ol class="cg-moves" aria-label="Moves"></ol></div>
         <form class="cg-typed" autocomplete="off">
           <label for="cg-typed-input" class="cg-typed-label">Type an action</label>
           <div class="cg-typed-row">

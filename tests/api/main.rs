@@ -15,3 +15,4 @@ mod profiles;
 mod redis;
 mod round;
 mod security;
+mod stylesheets;

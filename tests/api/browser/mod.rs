@@ -23,12 +23,15 @@ use tokio::sync::Semaphore;
 
 use crate::helpers::{TestApp, spawn_app};
 
+mod a11y;
 mod assets;
 mod board;
 mod game_page;
 mod live;
 mod lobby;
 mod server_pages;
+mod site;
+mod style;
 
 /// One browser at a time: the machines have two cores.
 static ONE_BROWSER: Semaphore = Semaphore::const_new(1);
@@ -83,9 +86,76 @@ fn binary(var: &str, default: &str) -> String {
     std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
 }
 
+/// The screen a browser emulates: its viewport in CSS pixels, touch or mouse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Screen {
+    /// A 1440x900 desktop viewport with a mouse.
+    Desktop,
+    /// A 390x844 phone with touch and the phone's viewport rules (`<meta name="viewport">`).
+    Phone,
+}
+
+impl Screen {
+    /// Both screens, desktop first.
+    const ALL: [Screen; 2] = [Screen::Desktop, Screen::Phone];
+
+    /// Width and height of the viewport.
+    fn size(self) -> (u32, u32) {
+        match self {
+            Screen::Desktop => (1440, 900),
+            Screen::Phone => (390, 844),
+        }
+    }
+
+    /// chromedriver's `mobileEmulation` for this screen: the exact viewport (a window size
+    /// would include the browser's own frame).
+    fn emulation(self) -> Value {
+        let (width, height) = self.size();
+        let phone = self == Screen::Phone;
+        json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 1.0, "touch": phone, "mobile": phone}})
+    }
+}
+
+impl std::fmt::Display for Screen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (width, height) = self.size();
+        let name = if *self == Screen::Phone { "phone" } else { "desktop" };
+        write!(f, "{name} {width}x{height}")
+    }
+}
+
+/// The site's two colour themes (`localStorage["cg-theme"]`, read by `base.html` before the
+/// first paint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Theme {
+    Light,
+    Dark,
+}
+
+impl Theme {
+    /// Both themes, light first.
+    const ALL: [Theme; 2] = [Theme::Light, Theme::Dark];
+
+    fn name(self) -> &'static str {
+        match self {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
 impl Browser {
     /// Starts chromedriver on a free port and opens a headless Chromium session.
     async fn start(app: &TestApp) -> Browser {
+        Browser::launch(app, None).await
+    }
+
+    /// Starts a browser that emulates `screen`.
+    async fn start_on(app: &TestApp, screen: Screen) -> Browser {
+        Browser::launch(app, Some(screen)).await
+    }
+
+    async fn launch(app: &TestApp, screen: Option<Screen>) -> Browser {
         let chromedriver = binary("CHESSGOLD_CHROMEDRIVER", "/usr/bin/chromedriver");
         let chromium = binary("CHESSGOLD_CHROMIUM", "/usr/bin/chromium");
         let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
@@ -121,6 +191,10 @@ impl Browser {
         .as_object()
         .cloned()
         .expect("capabilities are an object");
+        let mut capabilities = capabilities;
+        if let Some(screen) = screen {
+            capabilities["goog:chromeOptions"]["mobileEmulation"] = screen.emulation();
+        }
         // chromedriver needs a moment before it answers.
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {

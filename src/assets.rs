@@ -18,7 +18,7 @@
 //! other form is loaded module by module instead, each module preloaded
 //! (`<link rel="modulepreload">`), so the browser still fetches the whole graph at once.
 //!
-//! The piece images are also served as one sprite ([`SPRITES`]), so that a board costs one
+//! The piece images are also served as one sprite (`SPRITES`), so that a board costs one
 //! request for all its pieces.
 //!
 //! Text files of [`MIN_SIZE`](crate::compress::MIN_SIZE) and more are compressed once here, with
@@ -643,7 +643,7 @@ impl Assets {
     }
 
     /// The HTML that loads a page's entry module (`js/live.js`): its bundle, one script of the
-    /// whole graph made at start-up ([`bundle`]); or, when the graph cannot be bundled, the module
+    /// whole graph made at start-up (`bundle`); or, when the graph cannot be bundled, the module
     /// itself followed by a `modulepreload` link for each module of its graph, nearest first, so
     /// that the browser fetches them all at once.
     pub fn module(&self, entry: &str) -> String {

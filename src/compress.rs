@@ -145,7 +145,7 @@ pub fn vary_on_encoding(headers: &mut HeaderMap) {
     }
 }
 
-/// Middleware: compresses the responses that are [worth it](worth_it) in the coding the request
+/// Middleware: compresses the responses that are worth it (`worth_it`) in the coding the request
 /// prefers, and marks them `Vary: Accept-Encoding` (also when the request asked for none, so a
 /// cache between keeps the variants apart).
 ///

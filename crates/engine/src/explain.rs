@@ -1,6 +1,6 @@
 //! Why an action is refused, in words: the rule that refuses it.
 //!
-//! [`Game::parse`](crate::game::Game::parse) calls [`explain`] for a well-formed action that is
+//! [`Game::parse`](crate::game::Game::parse) calls `explain` for a well-formed action that is
 //! not legal. The rules every variant shares are explained here (the board, how pieces move,
 //! check, castling, promotion letters and landing squares); each variant adds its own through
 //! the `explain_*` hooks of [`Variant`], citing the numbered rule of its rule book. An

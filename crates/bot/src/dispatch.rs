@@ -1,13 +1,8 @@
-//! From a variant id to the typed code: the one place that lists the variants the bot plays.
+//! From a variant id to the typed code. The variants come from the engine's one list
+//! ([`chessgold_engine::each_variant!`]): a registered variant without a [`BotVariant`]
+//! implementation (its evaluation) does not compile.
 
 use chessgold_engine::Variant;
-use chessgold_engine::variants::chessception::Chessception;
-use chessgold_engine::variants::class_warfare::ClassWarfare;
-use chessgold_engine::variants::electrum::Electrum;
-use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
-use chessgold_engine::variants::grunt::Grunt;
-use chessgold_engine::variants::lootbox::LootBox;
-use chessgold_engine::variants::standard::Standard;
 
 use crate::eval::BotVariant;
 
@@ -19,19 +14,19 @@ pub trait WithVariant {
     fn run<V: BotVariant>(self) -> Self::Output;
 }
 
-/// Runs `f` for the variant `id`; `None` if the bot does not know the variant.
-pub fn dispatch<F: WithVariant>(id: &str, f: F) -> Option<F::Output> {
-    match id {
-        _ if id == Standard::ID => Some(f.run::<Standard>()),
-        _ if id == ChessGold::ID => Some(f.run::<ChessGold>()),
-        _ if id == Sandbox::ID => Some(f.run::<Sandbox>()),
-        _ if id == Conqueror::ID => Some(f.run::<Conqueror>()),
-        _ if id == ConquerorGold::ID => Some(f.run::<ConquerorGold>()),
-        _ if id == LootBox::ID => Some(f.run::<LootBox>()),
-        _ if id == Electrum::ID => Some(f.run::<Electrum>()),
-        _ if id == ClassWarfare::ID => Some(f.run::<ClassWarfare>()),
-        _ if id == Grunt::ID => Some(f.run::<Grunt>()),
-        _ if id == Chessception::ID => Some(f.run::<Chessception>()),
-        _ => None,
-    }
+/// [`dispatch`] over the engine's list of variants.
+macro_rules! dispatch_over {
+    ($($v:ty),+ $(,)?) => {
+        /// Runs `f` for the variant `id`; `None` if no variant has that id.
+        pub fn dispatch<F: WithVariant>(id: &str, f: F) -> Option<F::Output> {
+            $(
+                if id == <$v as Variant>::ID {
+                    return Some(f.run::<$v>());
+                }
+            )+
+            None
+        }
+    };
 }
+
+chessgold_engine::each_variant!(dispatch_over);

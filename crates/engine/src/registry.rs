@@ -13,13 +13,6 @@ use crate::position::{Position, PositionError};
 use crate::square::Color;
 use crate::state::VariantState;
 use crate::variant::Variant;
-use crate::variants::chessception::Chessception;
-use crate::variants::class_warfare::ClassWarfare;
-use crate::variants::electrum::Electrum;
-use crate::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
-use crate::variants::grunt::Grunt;
-use crate::variants::lootbox::LootBox;
-use crate::variants::standard::Standard;
 
 /// A piece as shown on a board.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -328,18 +321,37 @@ const fn make_info<V: Variant>() -> VariantInfo {
     }
 }
 
-static VARIANTS: [VariantInfo; 10] = [
-    make_info::<ChessGold>(),
-    make_info::<LootBox>(),
-    make_info::<Standard>(),
-    make_info::<ConquerorGold>(),
-    make_info::<Conqueror>(),
-    make_info::<Sandbox>(),
-    make_info::<Electrum>(),
-    make_info::<ClassWarfare>(),
-    make_info::<Grunt>(),
-    make_info::<Chessception>(),
-];
+/// The one list of variants, in the order the site lists them: `each_variant!(callback)` calls
+/// the macro `callback!` with the path of every variant's type, comma-separated. The registry
+/// below is built from it, and so is everything else that must know every variant (the bot's
+/// dispatch, the property tests): a variant added here that lacks one of them fails to compile
+/// or fails a test naming it. See "Adding a variant" in `docs/architecture.md`.
+#[macro_export]
+macro_rules! each_variant {
+    ($callback:ident) => {
+        $callback! {
+            $crate::variants::gold::ChessGold,
+            $crate::variants::lootbox::LootBox,
+            $crate::variants::standard::Standard,
+            $crate::variants::gold::ConquerorGold,
+            $crate::variants::gold::Conqueror,
+            $crate::variants::gold::Sandbox,
+            $crate::variants::electrum::Electrum,
+            $crate::variants::class_warfare::ClassWarfare,
+            $crate::variants::grunt::Grunt,
+            $crate::variants::chessception::Chessception,
+        }
+    };
+}
+
+/// The registry's table from the list of [`each_variant!`].
+macro_rules! variant_table {
+    ($($v:ty),+ $(,)?) => {
+        static VARIANTS: &[VariantInfo] = &[$(make_info::<$v>()),+];
+    };
+}
+
+each_variant!(variant_table);
 
 fn info_of<V: Variant>() -> &'static VariantInfo {
     VARIANTS.iter().find(|v| v.id == V::ID).unwrap_or(&VARIANTS[0])
@@ -347,7 +359,7 @@ fn info_of<V: Variant>() -> &'static VariantInfo {
 
 /// Every registered variant, in the order the site lists them.
 pub fn variants() -> &'static [VariantInfo] {
-    &VARIANTS
+    VARIANTS
 }
 
 /// The variant with this id.

@@ -95,3 +95,17 @@ fn perft_data_files() {
     assert!(checked > 0, "no perft line within the budget");
     eprintln!("perft: {checked} lines, {total} nodes checked (budget {budget} per line)");
 }
+
+#[test]
+fn every_registered_variant_has_a_perft_file() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft");
+    for info in chessgold_engine::registry::variants() {
+        let file = dir.join(format!("{}.perft", info.id));
+        assert!(file.exists(), "variant {} has no perft data file {}", info.id, file.display());
+        let cases = parse(&file);
+        assert!(!cases.is_empty(), "{} has no position", file.display());
+        assert!(cases.iter().all(|c| c.variant == info.id), "{} counts another variant", file.display());
+        let head = fs::read_to_string(&file).expect("readable perft file");
+        assert!(head.starts_with('#'), "{} does not say where its counts come from", file.display());
+    }
+}

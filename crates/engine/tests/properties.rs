@@ -1,6 +1,6 @@
-//! Invariants checked over random playouts of every variant: every listed action is accepted,
-//! every other well-formed action is refused, position text round-trips, the incremental hash
-//! equals a fresh one; and for `standard`, the legal moves equal those of the independent
+//! Invariants checked over random playouts of every registered variant (the engine's one list,
+//! `each_variant!`): every listed action is accepted, every other well-formed action is refused,
+//! position text round-trips, the incremental hash equals a fresh one; and for `standard`, the legal moves equal those of the independent
 //! `shakmaty` crate (a dev-dependency used only for this cross-check).
 
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
@@ -10,12 +10,7 @@ use chessgold_engine::bitboard::BitBoard;
 use chessgold_engine::game::move_text;
 use chessgold_engine::geometry::Geometry;
 use chessgold_engine::movegen::legal_noisy_moves;
-use chessgold_engine::variants::chessception::Chessception;
-use chessgold_engine::variants::class_warfare::ClassWarfare;
-use chessgold_engine::variants::electrum::Electrum;
-use chessgold_engine::variants::gold::{ChessGold, Conqueror, ConquerorGold, Sandbox};
-use chessgold_engine::variants::grunt::Grunt;
-use chessgold_engine::variants::lootbox::LootBox;
+use chessgold_engine::registry::variants;
 use chessgold_engine::variants::standard::Standard;
 use chessgold_engine::{Game, Position, Variant};
 use proptest::prelude::*;
@@ -124,6 +119,34 @@ fn playout<V: Variant>(seed: u64, plies: usize) -> Game<V> {
     game
 }
 
+/// Plies of a playout of each variant: fewer where playouts are slow or end late.
+fn plies(id: &str) -> usize {
+    match id {
+        "standard" | "sandbox" | "class-warfare" => 120,
+        "lootbox" => 100,
+        "chessception" => 160,
+        _ => 150,
+    }
+}
+
+/// [`playout`] by variant id, over the engine's one list of variants.
+macro_rules! playout_by_id {
+    ($($v:ty),+ $(,)?) => {
+        /// A playout of the registered variant `id`.
+        fn playout_of(id: &str, seed: u64) {
+            $(
+                if id == <$v as Variant>::ID {
+                    playout::<$v>(seed, plies(id));
+                    return;
+                }
+            )+
+            panic!("{id} is registered but not in each_variant!");
+        }
+    };
+}
+
+chessgold_engine::each_variant!(playout_by_id);
+
 fn shakmaty_legal(fen: &str) -> Vec<String> {
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, Chess, Position as _};
@@ -136,54 +159,22 @@ fn shakmaty_legal(fen: &str) -> Vec<String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
+    /// Every registered variant, each in its own thread (named by the variant, so a failure
+    /// names it).
     #[test]
-    fn standard_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<Standard>(seed, 120);
-    }
-
-    #[test]
-    fn gold_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<ChessGold>(seed, 150);
-    }
-
-    #[test]
-    fn sandbox_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<Sandbox>(seed, 120);
-    }
-
-    #[test]
-    fn conqueror_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<Conqueror>(seed, 150);
-    }
-
-    #[test]
-    fn conqueror_gold_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<ConquerorGold>(seed, 150);
-    }
-
-    #[test]
-    fn lootbox_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<LootBox>(seed, 100);
-    }
-
-    #[test]
-    fn electrum_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<Electrum>(seed, 150);
-    }
-
-    #[test]
-    fn class_warfare_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<ClassWarfare>(seed, 120);
-    }
-
-    #[test]
-    fn grunt_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<Grunt>(seed, 150);
-    }
-
-    #[test]
-    fn chessception_playouts_keep_invariants(seed in any::<u64>()) {
-        playout::<Chessception>(seed, 160);
+    fn every_variant_keeps_invariants(seed in any::<u64>()) {
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = variants()
+                .iter()
+                .map(|v| {
+                    let thread = std::thread::Builder::new().name(v.id.to_string());
+                    (v.id, thread.spawn_scoped(scope, move || playout_of(v.id, seed)).expect("a thread"))
+                })
+                .collect();
+            for (id, run) in runs {
+                assert!(run.join().is_ok(), "the playout of {id} from seed {seed} broke an invariant (see its panic)");
+            }
+        });
     }
 
     #[test]

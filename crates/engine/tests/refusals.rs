@@ -3,7 +3,7 @@
 //! that is not legal - moves between any two squares, promotion letters, landing squares,
 //! placements, promotions in place, equips - is refused with its specific reason: never the
 //! engine's "no rule found" answer; saying what the position shows (checked against the snapshot,
-//! and for Loot Boxes' rule 9 against the independent reference in `tests/reference3`); listing
+//! and for Loot Boxes' rule 9 against the independent reference in `tests/reference_combat_and_boxes`); listing
 //! the legal forms when only the letter or the landing square is wrong; and citing the numbered
 //! rule of the rule book for every reason that is a variant's own.
 
@@ -11,7 +11,7 @@
 
 mod common;
 #[expect(dead_code, reason = "only the Loot Boxes reference's equips are used here")]
-mod reference3;
+mod reference_combat_and_boxes;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -19,8 +19,8 @@ use chessgold_engine::explain::UNEXPLAINED;
 use chessgold_engine::registry::variant;
 use chessgold_engine::{ActionError, AnyGame, Snapshot};
 use common::Rng;
-use reference3::Kind;
-use reference3::lootbox::{Equip, LPos};
+use reference_combat_and_boxes::Kind;
+use reference_combat_and_boxes::lootbox::{Equip, LPos};
 
 /// Where the walks start: the variant's start and constructed positions that reach rules random
 /// play seldom reaches (waiting pawns, landing choices, equips refused by rule 9, ...).
@@ -232,7 +232,7 @@ fn judge(id: &str, s: &Snapshot, text: &str, why: &str, seen: &mut Seen) -> Resu
                 Some((sq, l)) => (sq, l.chars().next()),
                 None => (rest, None),
             };
-            let square = reference3::parse_square(sq).expect("a square");
+            let square = reference_combat_and_boxes::parse_square(sq).expect("a square");
             let equip = match (item, letter.and_then(Kind::from_letter)) {
                 ("crossbow", None) => Equip::Crossbow(square),
                 ("shell", None) => Equip::Shell(square),

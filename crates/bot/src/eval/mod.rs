@@ -3,7 +3,8 @@
 //! The search knows a variant only through [`BotVariant`]: which [`Evaluator`] judges its
 //! positions, and how a position without legal actions ends. A new variant implements
 //! [`BotVariant`] here, usually by wrapping [`ChessEval`] with its own terms as [`GoldEval`]
-//! does, and adds one line to the dispatch in [`crate::dispatch()`]; the search is not touched.
+//! does; the dispatch ([`crate::dispatch()`]) takes the engine's list of variants, so a registered
+//! variant without an implementation does not compile. The search is not touched.
 //!
 //! The search reads the end rules from the engine: a variant's own results
 //! ([`Variant::variant_outcome`]: a captured or killed king, a conversion, a move limit), the

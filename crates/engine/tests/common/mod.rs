@@ -1,4 +1,4 @@
-//! Test support shared by the differential suites.
+//! Test support shared by the differential suites and the refusal tests: a seeded generator.
 
 /// xorshift64: small, deterministic, reproducible from the seed.
 pub struct Rng(u64);

@@ -1,4 +1,4 @@
-//! A second, deliberately naive implementation of the rules of `standard`, `gold`, `sandbox`,
+//! An independent, deliberately naive implementation of the rules of `standard`, `gold`, `sandbox`,
 //! `conqueror` and `conqueror-gold`, written from the rule book (`rules-chess-gold.md`) and the
 //! FIDE laws only, for differential testing of the engine.
 //!

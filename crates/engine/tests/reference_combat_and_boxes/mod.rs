@@ -1,4 +1,4 @@
-//! A third, independent implementation of two intricate variants, `chessception` and `lootbox`
+//! An independent implementation of two intricate variants, `chessception` and `lootbox`
 //! (with all of `gold` under it), written from the rule books only (`rules-seed-variants.md`,
 //! `rules-chess-gold.md`) for differential testing of the engine.
 //!

@@ -1,5 +1,5 @@
 //! Differential tests of `chessception` and `lootbox`: the engine against an independent
-//! reference (`tests/reference3`) written from the rule books only. Seeded random playouts, some
+//! reference (`tests/reference_combat_and_boxes`) written from the rule books only. Seeded random playouts, some
 //! biased towards combat, boxes, items or draws, and playouts from random position texts compare
 //! at every step the position text, the sorted legal actions, the equips, the last action's
 //! damage or openings and the game's end; perft is compared from the start positions and from
@@ -13,19 +13,19 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
 mod common;
-#[path = "common/parallel.rs"]
-mod parallel;
-mod reference3;
+#[path = "common/differential.rs"]
+mod harness;
+mod reference_combat_and_boxes;
 
 use std::collections::BTreeSet;
 
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
 use common::Rng;
-use parallel::parallel_sum;
-use reference3::chessception::{self as cc, CGame, CMove, CPos};
-use reference3::lootbox::{self as lb, Bolt, LAction, LGame, LPos};
-use reference3::{Color, Kind, Outcome, at, distance, rank_of, square_name};
+use harness::{assert_same_legal, check_perft_file, covered, difference, parallel_sum, play_both, scaled, seed_base};
+use reference_combat_and_boxes::chessception::{self as cc, CGame, CMove, CPos};
+use reference_combat_and_boxes::lootbox::{self as lb, Bolt, LAction, LGame, LPos};
+use reference_combat_and_boxes::{Color, Kind, Outcome, at, distance, rank_of, square_name};
 use serde_json::Value;
 
 /// Weighted coin flips for the biased playouts.
@@ -38,33 +38,6 @@ impl Chance for Rng {
     fn chance(&mut self, one_in: u64) -> bool {
         self.below(one_in) == 0
     }
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|s| s.parse().ok())
-}
-
-/// Scales the number of games by `DIFFERENTIAL_SCALE` (default 1) for longer hunts.
-fn scaled(games: u64) -> u64 {
-    games * env_number("DIFFERENTIAL_SCALE").unwrap_or(1)
-}
-
-/// Shifts every seed by `DIFFERENTIAL_SEED` (default 0) to hunt in fresh games; the coverage
-/// assertions hold for the default seeds only.
-fn seed_base(base: u64) -> u64 {
-    base + env_number("DIFFERENTIAL_SEED").unwrap_or(0).wrapping_mul(1_000_003)
-}
-
-fn covered(what: &str, reached: bool, seen: &impl std::fmt::Debug) {
-    if env_number("DIFFERENTIAL_SEED").is_none() {
-        assert!(reached, "not exercised: {what}: {seen:?}");
-    }
-}
-
-fn difference(engine: &[String], reference: &[String]) -> String {
-    let only_engine: Vec<&String> = engine.iter().filter(|a| !reference.contains(a)).collect();
-    let only_reference: Vec<&String> = reference.iter().filter(|a| !engine.contains(a)).collect();
-    format!("only the engine: {only_engine:?}; only the reference: {only_reference:?}")
 }
 
 /// The snapshot as JSON, for the variant state's fields.
@@ -87,11 +60,7 @@ fn same_common(e: &dyn AnyGame, fen: &str, legal: &[String], outcome: Option<Out
     let json = snapshot_json(e);
     assert_eq!(e.fen(), fen, "{context}: position text differs (left engine, right reference)");
     assert_eq!(json["fen"], fen, "{context}: snapshot text differs");
-    let engine_legal = e.legal_actions();
-    let mut sorted = engine_legal.clone();
-    sorted.sort();
-    assert_eq!(engine_legal, sorted, "{context}: the engine's legal actions are not sorted");
-    assert!(engine_legal == legal, "{context}: legal actions differ at {fen}: {}", difference(&engine_legal, legal));
+    assert_same_legal(&e.legal_actions(), legal, fen, context);
     assert_eq!(json["status"], status_of(outcome), "{context}: status differs at {fen}");
     assert_eq!(json["winner"].as_str(), outcome.and_then(|o| o.0).map(Color::name), "{context}: winner at {fen}");
     assert_eq!(json["reason"].as_str(), outcome.map(|o| o.1), "{context}: reason differs at {fen}");
@@ -361,18 +330,7 @@ fn c_playout(start: &str, seed: u64, bias: CBias, max_plies: usize, seen: &mut C
 
 /// Plays `actions` from `fen` in both, comparing at every step.
 fn c_agree(fen: &str, actions: &str) -> (Box<dyn AnyGame>, CGame) {
-    let mut e = c_engine(fen);
-    let mut r = c_reference(fen);
-    let mut done = Vec::new();
-    for action in actions.split_whitespace() {
-        let context = format!("chessception from {fen} after [{}]", done.join(" "));
-        c_same(e.as_ref(), &r, &context);
-        e.play(action).unwrap_or_else(|err| panic!("{context}: engine refuses {action}: {err:?}"));
-        r.play(action).unwrap_or_else(|err| panic!("{context}: {err}"));
-        done.push(action);
-    }
-    c_same(e.as_ref(), &r, &format!("chessception from {fen} after [{actions}]"));
-    (e, r)
+    play_both(c_engine(fen), c_reference(fen), actions, &format!("chessception from {fen}"), CGame::play, c_same)
 }
 
 #[test]
@@ -399,32 +357,13 @@ fn c_reference_perft(pos: &CPos, depth: u32) -> u64 {
 }
 
 /// `tests/perft/chessception.perft` against the reference (`tests/perft.rs` checks the engine
-/// against the same lines). Lines up to `DIFFERENTIAL_PERFT_BUDGET` nodes (default 60,000, for a
-/// debug build); `.ci/run` checks every line in a release build, depth 6 of the start included.
+/// against the same lines): the lines within the harness's budget, every line in the release run
+/// of `.ci/run`, depth 6 of the start included.
 #[test]
 fn chessception_perft_data_file_agrees_with_the_reference() {
-    let budget = env_number("DIFFERENTIAL_PERFT_BUDGET").unwrap_or(60_000);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft/chessception.perft");
-    let text = std::fs::read_to_string(path).expect("perft data file");
-    let mut fen = cc::START.to_string();
-    let mut checked = 0;
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        let (key, rest) = line.split_once(' ').expect("key and value");
-        match key {
-            "variant" => assert_eq!(rest, "chessception"),
-            "id" => fen = cc::START.to_string(),
-            "fen" => fen = rest.to_string(),
-            "perft" => {
-                let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
-                let (depth, nodes): (u32, u64) = (depth.parse().expect("depth"), nodes.parse().expect("nodes"));
-                if nodes <= budget {
-                    assert_eq!(c_reference_perft(&c_reference(&fen).pos, depth), nodes, "{fen} perft {depth}");
-                    checked += 1;
-                }
-            }
-            other => panic!("unknown key {other}"),
-        }
-    }
+    let checked = check_perft_file("chessception", |line| {
+        c_reference_perft(&c_reference(line.fen.as_deref().unwrap_or(cc::START)).pos, line.depth)
+    });
     assert!(checked >= 12, "only {checked} perft lines within the budget");
 }
 
@@ -507,7 +446,7 @@ fn c_random_fen(rng: &mut Rng) -> Option<String> {
         let sq = (candidates[rng.below(candidates.len() as u64) as usize] as i32 + 8 * dir) as usize;
         ep = square_name(sq);
     }
-    let rows = reference3::board_text(|sq| {
+    let rows = reference_combat_and_boxes::board_text(|sq| {
         let c = board[sq];
         Kind::from_letter(c).map(|k| (if c.is_ascii_uppercase() { Color::White } else { Color::Black }, k))
     });
@@ -1030,18 +969,28 @@ fn l_playout(start: Option<&str>, seed: u64, bias: LBias, max_plies: usize, seen
 }
 
 fn l_agree(fen: Option<&str>, seed: u64, actions: &str) -> (Box<dyn AnyGame>, LGame) {
-    let mut e = l_engine(fen, seed);
-    let mut r = l_reference(fen, seed);
-    let mut done = Vec::new();
-    for action in actions.split_whitespace() {
-        let context = format!("lootbox seed {seed} from {fen:?} after [{}]", done.join(" "));
-        l_same(e.as_ref(), &r, &context);
-        e.play(action).unwrap_or_else(|err| panic!("{context}: engine refuses {action}: {err:?}"));
-        r.play(action).unwrap_or_else(|err| panic!("{context}: {err}"));
-        done.push(action);
+    let label = format!("lootbox seed {seed} from {fen:?}");
+    play_both(l_engine(fen, seed), l_reference(fen, seed), actions, &label, LGame::play, l_same)
+}
+
+/// The reference's Loot Boxes perft, its first actions shared among the cores.
+fn l_reference_perft(pos: &LPos, depth: u32) -> u64 {
+    if depth < 3 {
+        return lb::perft(pos, depth);
     }
-    l_same(e.as_ref(), &r, &format!("lootbox seed {seed} from {fen:?} after [{actions}]"));
-    (e, r)
+    parallel_sum(&pos.actions(), |(_, a)| lb::perft(&pos.after(*a).0, depth - 1))
+}
+
+/// `tests/perft/lootbox.perft`, seeds included, against the reference (`tests/perft.rs` checks
+/// the engine against the same lines): the lines within the harness's budget, every line in the
+/// release run of `.ci/run`.
+#[test]
+fn lootbox_perft_data_file_agrees_with_the_reference() {
+    let checked = check_perft_file("lootbox", |line| {
+        let seed = line.seed.unwrap_or_else(|| panic!("lootbox {}: every line has a seed", line.id));
+        l_reference_perft(&l_reference(line.fen.as_deref(), seed).pos, line.depth)
+    });
+    assert!(checked >= 4, "only {checked} perft lines within the budget");
 }
 
 #[test]
@@ -1294,7 +1243,7 @@ fn l_random_fen(rng: &mut Rng) -> Option<String> {
         if parts.is_empty() { "-".to_string() } else { parts.join(",") }
     };
     let white = rng.chance(2);
-    let rows = reference3::board_text(|sq| {
+    let rows = reference_combat_and_boxes::board_text(|sq| {
         let c = board[sq];
         Kind::from_letter(c).map(|k| (if c.is_ascii_uppercase() { Color::White } else { Color::Black }, k))
     });

@@ -1,4 +1,4 @@
-//! A second independent reference, for `electrum`, `grunt` and `class-warfare`, written from the
+//! An independent reference for `electrum`, `grunt` and `class-warfare`, written from the
 //! rule book (`rules-seed-variants.md`, the general rules of `rules-chess-gold.md`) and the FIDE laws
 //! only, for differential testing of the engine.
 //!

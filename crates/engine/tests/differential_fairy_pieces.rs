@@ -1,5 +1,5 @@
 //! Differential tests for `electrum`, `grunt` and `class-warfare`: the engine against a second
-//! independent, naive reference implementation (`tests/reference2`) written from the rule book only.
+//! independent, naive reference implementation (`tests/reference_fairy_pieces`) written from the rule book only.
 //! At every step of many seeded random playouts the two must agree on the position text, the sorted
 //! legal actions, check and the game's end (status, winner, reason); perft from the start positions
 //! and from the rule book's examples is compared too, and coverage counters insist that the playouts
@@ -8,15 +8,15 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
 
 mod common;
-#[path = "common/parallel.rs"]
-mod parallel;
-mod reference2;
+#[path = "common/differential.rs"]
+mod harness;
+mod reference_fairy_pieces;
 
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
 use common::Rng;
-use parallel::parallel_sum;
-use reference2::{Action, Color, Kind, RefGame, Var, perft, status_of};
+use harness::{assert_same_legal, check_perft_file, covered, parallel_sum, play_both, scaled, seed_base};
+use reference_fairy_pieces::{Action, Color, Kind, RefGame, Var, perft, status_of};
 
 fn engine_from_fen(var: Var, fen: &str) -> Box<dyn AnyGame> {
     variant(var.id())
@@ -29,27 +29,12 @@ fn reference_from_fen(var: Var, fen: &str) -> RefGame {
     RefGame::from_fen(var, fen).unwrap_or_else(|e| panic!("reference refuses {fen}: {e}"))
 }
 
-/// Lists what one side has and the other lacks, for failure messages.
-fn difference(engine: &[String], reference: &[String]) -> String {
-    let only_engine: Vec<&String> = engine.iter().filter(|a| !reference.contains(a)).collect();
-    let only_reference: Vec<&String> = reference.iter().filter(|a| !engine.contains(a)).collect();
-    format!("only the engine: {only_engine:?}; only the reference: {only_reference:?}")
-}
-
 /// Asserts that the engine's game and the reference's game agree on everything observable.
 fn assert_same(e: &dyn AnyGame, r: &RefGame, context: &str) {
     let snap = e.snapshot();
     let fen = r.fen();
     assert_eq!(snap.fen, fen, "{context}: position text differs (left engine, right reference)");
-    let legal_reference = r.legal_texts();
-    assert!(
-        snap.legal == legal_reference,
-        "{context}: legal actions differ at {fen}: {}",
-        difference(&snap.legal, &legal_reference)
-    );
-    let mut sorted = snap.legal.clone();
-    sorted.sort();
-    assert_eq!(snap.legal, sorted, "{context}: the engine's legal actions are not sorted");
+    assert_same_legal(&snap.legal, &r.legal_texts(), &fen, context);
     assert_eq!(snap.check, r.pos.in_check(), "{context}: check differs at {fen}");
     assert_eq!(snap.side, r.pos.side.name(), "{context}: side to move differs at {fen}");
     match r.outcome() {
@@ -322,29 +307,6 @@ fn playout(var: Var, start: &str, seed: u64, bias: Bias, max_plies: usize, seen:
     trail
 }
 
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|s| s.parse().ok())
-}
-
-/// Scales the number of games by `DIFFERENTIAL_SCALE` (default 1) for longer hunts.
-fn scaled(games: u64) -> u64 {
-    games * env_number("DIFFERENTIAL_SCALE").unwrap_or(1)
-}
-
-/// Shifts every seed by `DIFFERENTIAL_SEED` (default 0) to hunt in fresh games. The coverage
-/// assertions hold for the default seeds.
-fn seed_base(base: u64) -> u64 {
-    base + env_number("DIFFERENTIAL_SEED").unwrap_or(0).wrapping_mul(1_000_003)
-}
-
-/// Asserts that the playouts exercised a rule; only for the default seeds, where it is known to
-/// hold.
-fn covered(reached: bool, what: &str, seen: &Seen) {
-    if env_number("DIFFERENTIAL_SEED").is_none() {
-        assert!(reached, "not exercised: {what}: {seen:?}");
-    }
-}
-
 /// Playouts from each start position, cycling through the biases.
 fn playouts(var: Var, starts: &[&str], games: u64, base: u64, plies: usize) -> Seen {
     let mut seen = Seen::default();
@@ -361,18 +323,8 @@ fn playouts(var: Var, starts: &[&str], games: u64, base: u64, plies: usize) -> S
 
 /// Plays `actions` from `fen` in both implementations, comparing at every step.
 fn agree(var: Var, fen: &str, actions: &str) -> (Box<dyn AnyGame>, RefGame) {
-    let mut e = engine_from_fen(var, fen);
-    let mut r = reference_from_fen(var, fen);
-    let mut done = Vec::new();
-    for action in actions.split_whitespace() {
-        let context = format!("{} from {fen} after [{}]", var.id(), done.join(" "));
-        assert_same(e.as_ref(), &r, &context);
-        e.play(action).unwrap_or_else(|err| panic!("{context}: engine refuses {action}: {err:?}"));
-        r.play(action).unwrap_or_else(|err| panic!("{context}: {err}"));
-        done.push(action);
-    }
-    assert_same(e.as_ref(), &r, &format!("{} from {fen} after [{actions}]", var.id()));
-    (e, r)
+    let label = format!("{} from {fen}", var.id());
+    play_both(engine_from_fen(var, fen), reference_from_fen(var, fen), actions, &label, RefGame::play, assert_same)
 }
 
 fn legal_has(r: &RefGame, action: &str) -> bool {
@@ -409,30 +361,30 @@ const CLASS_WARFARE_STARTS: &[&str] = &[
 #[test]
 fn electrum_playouts_agree() {
     let seen = playouts(Var::Electrum, ELECTRUM_STARTS, 150, 11, 120);
-    covered(seen.captures > 0 && seen.en_passant > 0 && seen.checks > 0, "captures, en passant, checks", &seen);
-    covered(seen.castlings[0] > 0 && seen.castlings[1] > 0, "castling by both sides", &seen);
-    covered(seen.promotions_silver > 0 && seen.promotions_gold > 0 && seen.promotions_e_file > 0, "promotions", &seen);
-    covered(seen.checkmates > 0 && seen.stalemates + seen.insufficient > 0, "mate and a draw by the position", &seen);
-    covered(seen.repetitions > 0, "repetition", &seen);
+    covered("captures, en passant, checks", seen.captures > 0 && seen.en_passant > 0 && seen.checks > 0, &seen);
+    covered("castling by both sides", seen.castlings[0] > 0 && seen.castlings[1] > 0, &seen);
+    covered("promotions", seen.promotions_silver > 0 && seen.promotions_gold > 0 && seen.promotions_e_file > 0, &seen);
+    covered("mate and a draw by the position", seen.checkmates > 0 && seen.stalemates + seen.insufficient > 0, &seen);
+    covered("repetition", seen.repetitions > 0, &seen);
 }
 
 #[test]
 fn grunt_playouts_agree() {
     let seen = playouts(Var::Grunt, GRUNT_STARTS, 150, 12, 120);
-    covered(seen.captures > 0 && seen.en_passant > 0 && seen.checks > 0, "captures, en passant, checks", &seen);
-    covered(seen.ladder.iter().all(|&n| n > 0), "every step of the ladder", &seen);
-    covered(seen.musters > 0 && seen.muster_blocks > 0 && seen.muster_cap > 0, "musters", &seen);
-    covered(seen.waiting_pawns > 0 && seen.waiting_pawn_promotions > 0, "waiting pawns", &seen);
-    covered(seen.checkmates > 0 && seen.repetitions > 0, "mate and repetition", &seen);
+    covered("captures, en passant, checks", seen.captures > 0 && seen.en_passant > 0 && seen.checks > 0, &seen);
+    covered("every step of the ladder", seen.ladder.iter().all(|&n| n > 0), &seen);
+    covered("musters", seen.musters > 0 && seen.muster_blocks > 0 && seen.muster_cap > 0, &seen);
+    covered("waiting pawns", seen.waiting_pawns > 0 && seen.waiting_pawn_promotions > 0, &seen);
+    covered("mate and repetition", seen.checkmates > 0 && seen.repetitions > 0, &seen);
 }
 
 #[test]
 fn class_warfare_playouts_agree() {
     let seen = playouts(Var::ClassWarfare, CLASS_WARFARE_STARTS, 200, 13, 110);
-    covered(seen.pawn_returns > 0 && seen.pawns_removed > 0, "pawns returning and removed", &seen);
-    covered(seen.pawn_mode_moves > 0 && seen.chess_mode_moves > 0 && seen.sideways > 0, "both modes, rank 1", &seen);
-    covered(seen.king_moves_into_attack > 0, "no check", &seen);
-    covered(seen.king_captured > 0 && seen.no_pawns > 0 && seen.move_limit > 0, "the three ends", &seen);
+    covered("pawns returning and removed", seen.pawn_returns > 0 && seen.pawns_removed > 0, &seen);
+    covered("both modes, rank 1", seen.pawn_mode_moves > 0 && seen.chess_mode_moves > 0 && seen.sideways > 0, &seen);
+    covered("no check", seen.king_moves_into_attack > 0, &seen);
+    covered("the three ends", seen.king_captured > 0 && seen.no_pawns > 0 && seen.move_limit > 0, &seen);
 }
 
 #[test]
@@ -593,7 +545,7 @@ fn random_positions_agree() {
         }
         eprintln!("{} random positions: {seen:?}", var.id());
         assert!(rejected.is_empty(), "{}: the engine refuses {rejected:#?}", var.id());
-        covered(seen.captures > 0, "captures", &seen);
+        covered("captures", seen.captures > 0, &seen);
     }
 }
 
@@ -762,7 +714,7 @@ fn class_warfare_rules() {
 }
 
 /// The reference's perft, its first moves shared among the cores.
-fn reference_perft(pos: &reference2::Pos, depth: u32) -> u64 {
+fn reference_perft(pos: &reference_fairy_pieces::Pos, depth: u32) -> u64 {
     if depth < 3 || pos.variant_end().is_some() {
         return perft(pos, depth);
     }
@@ -770,35 +722,17 @@ fn reference_perft(pos: &reference2::Pos, depth: u32) -> u64 {
 }
 
 /// The `tests/perft` data files of the three variants against the reference (`tests/perft.rs`
-/// checks the engine against the same lines). Lines up to `DIFFERENTIAL_PERFT_BUDGET` nodes
-/// (default 60,000, for a debug build); `.ci/run` checks every line in a release build
-/// (`DIFFERENTIAL_PERFT_BUDGET=200000000 cargo test --release --test differential2 perft_data`),
-/// Grunt's depth 6 from the start included.
+/// checks the engine against the same lines): the lines within the harness's budget, every line
+/// in the release run of `.ci/run`, Grunt's depth 6 from the start included.
 #[test]
 fn perft_data_files_agree_with_the_reference() {
-    let budget = env_number("DIFFERENTIAL_PERFT_BUDGET").unwrap_or(60_000);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft");
     let mut checked = 0;
     for var in [Var::Electrum, Var::Grunt, Var::ClassWarfare] {
-        let text = std::fs::read_to_string(dir.join(format!("{}.perft", var.id()))).expect("perft data file");
-        let mut fen = String::new();
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-            let (key, rest) = line.split_once(' ').expect("key and value");
-            match key {
-                "variant" => assert_eq!(rest, var.id()),
-                "fen" => fen = rest.to_string(),
-                "perft" => {
-                    let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
-                    let (depth, nodes): (u32, u64) = (depth.parse().expect("depth"), nodes.parse().expect("nodes"));
-                    if nodes <= budget {
-                        let r = reference_from_fen(var, &fen);
-                        assert_eq!(reference_perft(&r.pos, depth), nodes, "{} {fen} perft {depth}", var.id());
-                        checked += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
+        checked += check_perft_file(var.id(), |line| {
+            assert_eq!(line.seed, None, "{} {}: a seed for a variant without chance", var.id(), line.id);
+            let fen = line.fen.as_deref().unwrap_or_else(|| panic!("{} {}: every line has a fen", var.id(), line.id));
+            reference_perft(&reference_from_fen(var, fen).pos, line.depth)
+        });
     }
     assert!(checked >= 30, "only {checked} perft lines within the budget");
 }

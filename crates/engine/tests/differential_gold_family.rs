@@ -1,16 +1,22 @@
 //! Differential tests: the engine against an independent, naive reference implementation of the
-//! rules (`tests/reference`), written from the rule book only. At every step of many seeded random
-//! playouts of `standard`, `gold`, `sandbox`, `conqueror` and `conqueror-gold` the two must agree on
-//! the position text, the sorted legal actions, check and the game's end; perft from the start
-//! positions and the rule book's worked examples are compared too.
+//! rules (`tests/reference_gold_family`), written from the rule book only. At every step of many
+//! seeded random playouts of `standard`, `gold`, `sandbox`, `conqueror` and `conqueror-gold` the
+//! two must agree on the position text, the sorted legal actions, check and the game's end; perft
+//! from the start positions, the rule book's worked examples and the `tests/perft` data files are
+//! compared too.
 
 mod common;
-mod reference;
+#[path = "common/differential.rs"]
+mod harness;
+mod reference_gold_family;
 
 use chessgold_engine::AnyGame;
 use chessgold_engine::registry::variant;
 use common::Rng;
-use reference::{Action, Kind, RefGame, Var, perft};
+use harness::{
+    assert_same_legal, check_perft_file, check_perft_file_up_to, covered, parallel_sum, play_both, scaled, seed_base,
+};
+use reference_gold_family::{Action, Kind, RefGame, Var, perft};
 
 fn engine_new(var: Var) -> Box<dyn AnyGame> {
     variant(var.id()).unwrap_or_else(|| panic!("variant {} not registered", var.id())).new_game()
@@ -27,13 +33,6 @@ fn reference_from_fen(var: Var, fen: &str) -> RefGame {
     RefGame::from_fen(var, fen).unwrap_or_else(|e| panic!("reference refuses {fen}: {e}"))
 }
 
-/// Lists what one side has and the other lacks, for failure messages.
-fn difference(engine: &[String], reference: &[String]) -> String {
-    let only_engine: Vec<&String> = engine.iter().filter(|a| !reference.contains(a)).collect();
-    let only_reference: Vec<&String> = reference.iter().filter(|a| !engine.contains(a)).collect();
-    format!("only the engine: {only_engine:?}; only the reference: {only_reference:?}")
-}
-
 /// Asserts that the engine's game and the reference's game agree on everything observable.
 fn assert_same(e: &dyn AnyGame, r: &RefGame, context: &str) {
     let snap = e.snapshot();
@@ -41,15 +40,7 @@ fn assert_same(e: &dyn AnyGame, r: &RefGame, context: &str) {
     let fen = r.fen();
     assert_eq!(e.fen(), fen, "{context}: position text differs (left engine, right reference)");
     let legal_engine = e.legal_actions();
-    let mut sorted = legal_engine.clone();
-    sorted.sort();
-    assert_eq!(legal_engine, sorted, "{context}: the engine's legal actions are not sorted");
-    let legal_reference = r.legal_texts();
-    assert!(
-        legal_engine == legal_reference,
-        "{context}: legal actions differ at {fen}: {}",
-        difference(&legal_engine, &legal_reference)
-    );
+    assert_same_legal(&legal_engine, &r.legal_texts(), &fen, context);
     assert_eq!(snap.legal, legal_engine, "{context}: snapshot legal differs from legal_actions()");
     assert_eq!(snap.check, r.pos.in_check(), "{context}: check differs at {fen}");
     assert_eq!(snap.side, r.pos.side.name(), "{context}: side to move differs at {fen}");
@@ -116,7 +107,7 @@ impl Seen {
                     self.captures += 1;
                     if converts {
                         self.conversions += 1;
-                        let last = if pos.side == reference::Color::White { 7 } else { 0 };
+                        let last = if pos.side == reference_gold_family::Color::White { 7 } else { 0 };
                         if piece.kind == Kind::Pawn && from / 8 == last {
                             self.converted_pawn_on_last_rank += 1;
                         }
@@ -264,29 +255,6 @@ fn playout(var: Var, start: &str, seed: u64, bias: Bias, max_plies: usize, seen:
     trail
 }
 
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|s| s.parse().ok())
-}
-
-/// Scales the number of games by `DIFFERENTIAL_SCALE` (default 1) for longer hunts.
-fn scaled(games: u64) -> u64 {
-    games * env_number("DIFFERENTIAL_SCALE").unwrap_or(1)
-}
-
-/// Shifts every seed by `DIFFERENTIAL_SEED` (default 0) to hunt in fresh games. The coverage
-/// assertions hold for the default seeds.
-fn seed_base(base: u64) -> u64 {
-    base + env_number("DIFFERENTIAL_SEED").unwrap_or(0).wrapping_mul(1_000_003)
-}
-
-/// Asserts that the playouts exercised a rule; only for the default seeds, where it is known to
-/// hold.
-fn covered(reached: bool, seen: &Seen) {
-    if env_number("DIFFERENTIAL_SEED").is_none() {
-        assert!(reached, "a rule was not exercised: {seen:?}");
-    }
-}
-
 fn playouts(var: Var, games: u64, base: u64) -> Seen {
     assert_same(engine_new(var).as_ref(), &RefGame::new(var), &format!("{} start", var.id()));
     let games = scaled(games);
@@ -305,41 +273,97 @@ fn playouts(var: Var, games: u64, base: u64) -> Seen {
 #[test]
 fn standard_playouts_agree() {
     let seen = playouts(Var::Standard, 60, 1);
-    covered(seen.captures > 0 && seen.castlings > 0 && seen.promotions > 0 && seen.en_passant > 0, &seen);
-    covered(seen.checkmates > 0 && seen.stalemates > 0 && seen.repetitions > 0, &seen);
-    covered(seen.no_progress > 0 && seen.insufficient > 0, &seen);
+    covered(
+        "seen.captures > 0 && seen.castlings > 0 && seen.promotions > 0 && seen.en_passant > 0",
+        seen.captures > 0 && seen.castlings > 0 && seen.promotions > 0 && seen.en_passant > 0,
+        &seen,
+    );
+    covered(
+        "seen.checkmates > 0 && seen.stalemates > 0 && seen.repetitions > 0",
+        seen.checkmates > 0 && seen.stalemates > 0 && seen.repetitions > 0,
+        &seen,
+    );
+    covered("seen.no_progress > 0 && seen.insufficient > 0", seen.no_progress > 0 && seen.insufficient > 0, &seen);
 }
 
 #[test]
 fn gold_playouts_agree() {
     let seen = playouts(Var::Gold, 100, 2);
-    covered(seen.placements > 0 && seen.placement_checks > 0 && seen.check_blocks_by_placement > 0, &seen);
-    covered(seen.promotions > 0 && seen.stays_unpromoted > 0 && seen.promotions_in_place > 0, &seen);
-    covered(seen.en_passant > 0 && seen.captures > 0 && seen.placement_mates > 0 && seen.no_progress > 0, &seen);
+    covered(
+        "seen.placements > 0 && seen.placement_checks > 0 && seen.check_blocks_by_placement > 0",
+        seen.placements > 0 && seen.placement_checks > 0 && seen.check_blocks_by_placement > 0,
+        &seen,
+    );
+    covered(
+        "seen.promotions > 0 && seen.stays_unpromoted > 0 && seen.promotions_in_place > 0",
+        seen.promotions > 0 && seen.stays_unpromoted > 0 && seen.promotions_in_place > 0,
+        &seen,
+    );
+    covered(
+        "seen.en_passant > 0 && seen.captures > 0 && seen.placement_mates > 0 && seen.no_progress > 0",
+        seen.en_passant > 0 && seen.captures > 0 && seen.placement_mates > 0 && seen.no_progress > 0,
+        &seen,
+    );
 }
 
 #[test]
 fn sandbox_playouts_agree() {
     let seen = playouts(Var::Sandbox, 80, 3);
-    covered(seen.placements > 0 && seen.placement_checks > 0 && seen.promotions > 0, &seen);
-    covered(seen.en_passant > 0 && seen.checkmates > 0 && seen.placement_mates > 0, &seen);
-    covered(seen.sandbox_cap > 0 && seen.repetitions > 0 && seen.no_progress > 0, &seen);
+    covered(
+        "seen.placements > 0 && seen.placement_checks > 0 && seen.promotions > 0",
+        seen.placements > 0 && seen.placement_checks > 0 && seen.promotions > 0,
+        &seen,
+    );
+    covered(
+        "seen.en_passant > 0 && seen.checkmates > 0 && seen.placement_mates > 0",
+        seen.en_passant > 0 && seen.checkmates > 0 && seen.placement_mates > 0,
+        &seen,
+    );
+    covered(
+        "seen.sandbox_cap > 0 && seen.repetitions > 0 && seen.no_progress > 0",
+        seen.sandbox_cap > 0 && seen.repetitions > 0 && seen.no_progress > 0,
+        &seen,
+    );
 }
 
 #[test]
 fn conqueror_playouts_agree() {
     let seen = playouts(Var::Conqueror, 100, 4);
-    covered(seen.conversions > 0 && seen.castlings > 0 && seen.promotions > 0, &seen);
-    covered(seen.en_passant_conversions > 0 && seen.converted_pawn_on_last_rank > 0, &seen);
-    covered(seen.checkmates > 0 && seen.repetitions > 0 && seen.no_progress > 0, &seen);
+    covered(
+        "seen.conversions > 0 && seen.castlings > 0 && seen.promotions > 0",
+        seen.conversions > 0 && seen.castlings > 0 && seen.promotions > 0,
+        &seen,
+    );
+    covered(
+        "seen.en_passant_conversions > 0 && seen.converted_pawn_on_last_rank > 0",
+        seen.en_passant_conversions > 0 && seen.converted_pawn_on_last_rank > 0,
+        &seen,
+    );
+    covered(
+        "seen.checkmates > 0 && seen.repetitions > 0 && seen.no_progress > 0",
+        seen.checkmates > 0 && seen.repetitions > 0 && seen.no_progress > 0,
+        &seen,
+    );
 }
 
 #[test]
 fn conqueror_gold_playouts_agree() {
     let seen = playouts(Var::ConquerorGold, 120, 5);
-    covered(seen.conversions > 0 && seen.conversion_wins > 0 && seen.placement_bans > 0, &seen);
-    covered(seen.promotions_in_place > 0 && seen.stays_unpromoted > 0 && seen.en_passant_conversions > 0, &seen);
-    covered(seen.converted_pawn_on_last_rank > 0 && seen.placement_mates > 0 && seen.no_progress > 0, &seen);
+    covered(
+        "seen.conversions > 0 && seen.conversion_wins > 0 && seen.placement_bans > 0",
+        seen.conversions > 0 && seen.conversion_wins > 0 && seen.placement_bans > 0,
+        &seen,
+    );
+    covered(
+        "seen.promotions_in_place > 0 && seen.stays_unpromoted > 0 && seen.en_passant_conversions > 0",
+        seen.promotions_in_place > 0 && seen.stays_unpromoted > 0 && seen.en_passant_conversions > 0,
+        &seen,
+    );
+    covered(
+        "seen.converted_pawn_on_last_rank > 0 && seen.placement_mates > 0 && seen.no_progress > 0",
+        seen.converted_pawn_on_last_rank > 0 && seen.placement_mates > 0 && seen.no_progress > 0,
+        &seen,
+    );
 }
 
 #[test]
@@ -361,20 +385,42 @@ fn perft_from_the_start_positions() {
     }
 }
 
+/// The reference's perft, its first actions shared among the cores.
+fn reference_perft(pos: &reference_gold_family::Pos, depth: u32) -> u64 {
+    if depth < 3 {
+        return perft(pos, depth);
+    }
+    parallel_sum(pos.legal().as_slice(), |a| perft(&pos.after(*a), depth - 1))
+}
+
+/// The `tests/perft` data files of Chess Gold, Anything Goes and Conqueror Gold against the
+/// reference (`tests/perft.rs` checks the engine against the same lines), and Conqueror's lines of
+/// at most [`CONQUEROR_CAP`] nodes: the lines within the harness's budget, every line of at most
+/// 200 million nodes in the release run of `.ci/run`.
+#[test]
+fn perft_data_files_agree_with_the_reference() {
+    let count = |var: Var| {
+        move |line: &harness::PerftLine| {
+            assert_eq!(line.seed, None, "{} {}: a seed for a variant without chance", var.id(), line.id);
+            let r = line.fen.as_deref().map_or_else(|| RefGame::new(var), |fen| reference_from_fen(var, fen));
+            reference_perft(&r.pos, line.depth)
+        }
+    };
+    let mut checked = check_perft_file_up_to(Var::Conqueror.id(), CONQUEROR_CAP, count(Var::Conqueror));
+    for var in [Var::Gold, Var::Sandbox, Var::ConquerorGold] {
+        checked += check_perft_file(var.id(), count(var));
+    }
+    assert!(checked >= 20, "only {checked} perft lines within the budget");
+}
+
+/// Conqueror's deepest lines (119 and 187 million nodes) would double the release run's time; the
+/// reference confirms the lines up to this many nodes.
+const CONQUEROR_CAP: u64 = 5_000_000;
+
 /// Plays `actions` from `fen` in both implementations, comparing at every step.
 fn agree(var: Var, fen: &str, actions: &str) -> (Box<dyn AnyGame>, RefGame) {
-    let mut e = engine_from_fen(var, fen);
-    let mut r = reference_from_fen(var, fen);
-    let mut done = Vec::new();
-    for action in actions.split_whitespace() {
-        let context = format!("{} from {fen} after [{}]", var.id(), done.join(" "));
-        assert_same(e.as_ref(), &r, &context);
-        e.play(action).unwrap_or_else(|err| panic!("{context}: engine refuses {action}: {err:?}"));
-        r.play(action).unwrap_or_else(|err| panic!("{context}: {err}"));
-        done.push(action);
-    }
-    assert_same(e.as_ref(), &r, &format!("{} from {fen} after [{actions}]", var.id()));
-    (e, r)
+    let label = format!("{} from {fen}", var.id());
+    play_both(engine_from_fen(var, fen), reference_from_fen(var, fen), actions, &label, RefGame::play, assert_same)
 }
 
 fn legal_has(r: &RefGame, action: &str) -> bool {
@@ -422,12 +468,12 @@ fn conversion_wins() {
     // The king takes the last black piece: White wins at once.
     let (e, r) = agree(Var::Conqueror, "4k3/8/8/8/8/8/3n4/4K3 w - - 0 1", "e1d2");
     assert_eq!(e.fen(), "4k3/8/8/8/8/8/3K4/4N3 b - - 0 1 ended=conversion");
-    assert_eq!(r.outcome(), Some((Some(reference::Color::White), "conversion")));
+    assert_eq!(r.outcome(), Some((Some(reference_gold_family::Color::White), "conversion")));
     assert!(e.legal_actions().is_empty());
     // Judged before the stalemate the same capture creates.
     let (e, r) = agree(Var::Conqueror, "k7/8/1Q6/8/8/8/6K1/7n w - - 0 1", "g2h1");
     assert_eq!(e.fen(), "k7/8/1Q6/8/8/8/6N1/7K b - - 0 1 ended=conversion");
-    assert_eq!(r.outcome(), Some((Some(reference::Color::White), "conversion")));
+    assert_eq!(r.outcome(), Some((Some(reference_gold_family::Color::White), "conversion")));
     // Whatever gold the loser holds; income is already in the finished position.
     let (e, _) = agree(Var::ConquerorGold, "4k3/8/8/8/8/8/3n4/4K3 w - - 0 1 gold=4/20 placed=-", "e1d2");
     assert_eq!(e.fen(), "4k3/8/8/8/8/8/3K4/4N3 b - - 0 1 gold=5.5/21 placed=- ended=conversion");
@@ -551,7 +597,7 @@ fn pawns_on_their_own_first_rank() {
 #[test]
 fn mate_beats_the_no_progress_rule() {
     let (e, r) = agree(Var::Standard, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 60", "a1a8");
-    assert_eq!(r.outcome(), Some((Some(reference::Color::White), "checkmate")));
+    assert_eq!(r.outcome(), Some((Some(reference_gold_family::Color::White), "checkmate")));
     assert_eq!(e.snapshot().reason, Some("checkmate"));
     let (e, _) = agree(Var::Gold, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 60 gold=1/1", "a1a8");
     assert_eq!(e.snapshot().reason, Some("checkmate"));
@@ -713,8 +759,8 @@ fn random_fen(var: Var, rng: &mut Rng) -> Option<String> {
     // The side not to move must not be in check.
     let r = RefGame::from_fen(var, &fen).ok()?;
     let (them, their_king) = match r.pos.side {
-        reference::Color::White => (reference::Color::White, black_king),
-        reference::Color::Black => (reference::Color::Black, white_king),
+        reference_gold_family::Color::White => (reference_gold_family::Color::White, black_king),
+        reference_gold_family::Color::Black => (reference_gold_family::Color::Black, white_king),
     };
     if r.pos.attacked(their_king, them) {
         return None;
@@ -746,12 +792,20 @@ fn random_positions_agree() {
         }
         eprintln!("{} random positions: {seen:?}", var.id());
         assert!(rejected.is_empty(), "{}: the engine refuses {rejected:?}", var.id());
-        covered(seen.captures > 0 && seen.checkmates > 0, &seen);
+        covered("seen.captures > 0 && seen.checkmates > 0", seen.captures > 0 && seen.checkmates > 0, &seen);
         match var {
-            Var::Standard => covered(seen.castlings > 0, &seen),
-            Var::Conqueror => covered(seen.castlings > 0 && seen.conversion_wins > 0, &seen),
-            Var::ConquerorGold => covered(seen.conversion_wins > 0 && seen.promotions_in_place > 0, &seen),
-            Var::Gold | Var::Sandbox => covered(seen.placement_mates > 0, &seen),
+            Var::Standard => covered("seen.castlings > 0", seen.castlings > 0, &seen),
+            Var::Conqueror => covered(
+                "seen.castlings > 0 && seen.conversion_wins > 0",
+                seen.castlings > 0 && seen.conversion_wins > 0,
+                &seen,
+            ),
+            Var::ConquerorGold => covered(
+                "seen.conversion_wins > 0 && seen.promotions_in_place > 0",
+                seen.conversion_wins > 0 && seen.promotions_in_place > 0,
+                &seen,
+            ),
+            Var::Gold | Var::Sandbox => covered("seen.placement_mates > 0", seen.placement_mates > 0, &seen),
         }
     }
 }
@@ -761,6 +815,6 @@ fn conversion_win_is_judged_before_mate() {
     // Rxh8 takes Black's last piece and mates: the conversion decides.
     let (e, r) = agree(Var::Conqueror, "k6n/8/1K6/8/8/8/8/7R w - - 0 1", "h1h8");
     assert_eq!(e.fen(), "k6R/8/1K6/8/8/8/8/7N b - - 0 1 ended=conversion");
-    assert_eq!(r.outcome(), Some((Some(reference::Color::White), "conversion")));
+    assert_eq!(r.outcome(), Some((Some(reference_gold_family::Color::White), "conversion")));
     assert_eq!(e.snapshot().reason, Some("conversion"));
 }

@@ -32,16 +32,34 @@ pub async fn announce(broker: &dyn Broker, id: &GameId, v: i32) {
 /// # Errors
 /// A conflict (someone else changed the game first) or an infrastructure failure.
 pub async fn commit_and_announce(ctx: &RoundCtx, live: &mut Live, step: &mut Step) -> Result<(), CommitError> {
-    store::commit(&ctx.pool, live, step, &ctx.cfg).await?;
+    commit_and_tell(ctx, live, step, |_, _| {}).await
+}
+
+/// The one way a change is made: commits the step of `live` (applied to it in memory), then
+/// `tell_here` gives the committed events to this instance's sockets, then the other instances'
+/// rounds are told through the broker and the players' accounts hear what the step did (a start,
+/// an end, a rematch). Nothing is told when the commit fails.
+///
+/// # Errors
+/// A conflict (someone else changed the game first) or an infrastructure failure.
+async fn commit_and_tell(
+    ctx: &RoundCtx,
+    live: &mut Live,
+    step: &mut Step,
+    tell_here: impl FnOnce(&Live, &[(i32, Event)]),
+) -> Result<(), CommitError> {
+    let events = store::commit(&ctx.pool, live, step, &ctx.cfg).await?;
+    tell_here(live, &events);
     announce(ctx.broker.as_ref(), &live.id, live.version).await;
     crate::notify::after_step(ctx.broker.as_ref(), live, step).await;
     Ok(())
 }
 
 impl Round {
-    /// Runs an operation on a copy of the game and commits it; once committed, acknowledges
-    /// `ack` (connection, id) when given, then announces the events and tells the players'
-    /// accounts.
+    /// Runs an operation on a copy of the game and commits it through the one path; once
+    /// committed, acknowledges `ack` (connection, id) when given and sends the events to this
+    /// instance's sockets, then announces them and tells the players' accounts. The round's game
+    /// is replaced by the copy only once committed.
     pub(super) async fn commit_op(
         &mut self,
         ack: Option<(u64, u64)>,
@@ -63,32 +81,36 @@ impl Round {
                 acknowledge(self);
                 Applied::Done
             }
-            Ok(mut step) => match store::commit(&self.ctx.pool, &mut next, &mut step, self.cfg()).await {
-                Ok(events) => {
-                    self.live = next;
+            Ok(mut step) => {
+                let ctx = self.ctx.clone();
+                let told = commit_and_tell(&ctx, &mut next, &mut step, |game, events| {
                     acknowledge(self);
-                    self.publish_local(&events);
-                    announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
-                    crate::notify::after_step(self.ctx.broker.as_ref(), &self.live, &step).await;
-                    Applied::Done
+                    self.publish_local(game, events);
+                })
+                .await;
+                match told {
+                    Ok(()) => {
+                        self.live = next;
+                        Applied::Done
+                    }
+                    // A step of a running game never starts one, so `Busy` means as little as
+                    // a conflict: nothing was written.
+                    Err(CommitError::Conflict | CommitError::Busy(_)) => {
+                        self.reload().await;
+                        Applied::Conflict
+                    }
+                    Err(CommitError::Other(e)) => {
+                        tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "commit failed");
+                        Applied::Failed
+                    }
                 }
-                // A step of a running game never starts one, so `Busy` means as little as a
-                // conflict: nothing was written.
-                Err(CommitError::Conflict | CommitError::Busy(_)) => {
-                    self.reload().await;
-                    Applied::Conflict
-                }
-                Err(CommitError::Other(e)) => {
-                    tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "commit failed");
-                    Applied::Failed
-                }
-            },
+            }
         }
     }
 
-    /// Sends freshly committed events to this instance's sockets.
-    pub(super) fn publish_local(&mut self, events: &[(i32, Event)]) {
-        let state = serde_json::to_value(self.live.snapshot()).unwrap_or(Value::Null);
+    /// Sends freshly committed events of `game` to this instance's sockets.
+    fn publish_local(&mut self, game: &Live, events: &[(i32, Event)]) {
+        let state = serde_json::to_value(game.snapshot()).unwrap_or(Value::Null);
         for (v, ev) in events {
             let mut d = ev.d.clone();
             if (ev.t == "move" || ev.t == "takeback")
@@ -99,26 +121,17 @@ impl Round {
             let text = protocol::event(ev.t, *v, &d);
             self.send_all(&text, None);
         }
-        self.forwarded = self.live.version;
+        self.forwarded = game.version;
     }
 
     /// Ends the game when its deadline has passed (first move overdue, a flag).
     pub(super) async fn on_deadline(&mut self) {
         let now = OffsetDateTime::now_utc();
-        let mut next = self.live.clone();
-        let Some(mut step) = next.tick(now, self.cfg()) else { return };
-        match store::commit(&self.ctx.pool, &mut next, &mut step, self.cfg()).await {
-            Ok(events) => {
-                self.live = next;
-                self.publish_local(&events);
-                announce(self.ctx.broker.as_ref(), &self.live.id, self.live.version).await;
-                crate::notify::after_step(self.ctx.broker.as_ref(), &self.live, &step).await;
-            }
-            Err(CommitError::Conflict | CommitError::Busy(_)) => self.reload().await,
-            Err(CommitError::Other(e)) => {
-                tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "could not end a game");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
+        let cfg = self.ctx.cfg.clone();
+        let applied = self.commit_op(None, |live| Ok(live.tick(now, &cfg).unwrap_or_default())).await;
+        if matches!(applied, Applied::Failed) {
+            // Not too soon again: the deadline has passed, so the loop would retry at once.
+            tokio::time::sleep(Duration::from_millis(500)).await;
         }
     }
 }

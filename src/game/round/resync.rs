@@ -14,6 +14,40 @@ use crate::game::live::replay;
 use crate::game::protocol;
 use crate::game::store;
 
+/// How a joining client is brought up to date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CatchUp {
+    /// It has the current version.
+    Nothing,
+    /// It gets the events after this version, when they can be replayed (else a `full`).
+    Replay(i32),
+    /// It gets the whole game.
+    Full,
+}
+
+/// How a client that has room version `since` (none, or what its page or last socket saw) is
+/// brought to version `now`: nothing to do, the missed events when there are at most `max`, or
+/// the whole game (no version, an unknown one, one ahead of the room, or too far behind).
+pub(super) fn catch_up(since: Option<i32>, now: i32, max: i32) -> CatchUp {
+    match since {
+        Some(s) if s == now => CatchUp::Nothing,
+        Some(s) if s >= 1 && s < now && now - s <= max => CatchUp::Replay(s),
+        _ => CatchUp::Full,
+    }
+}
+
+/// Whether the stored `events` read after version `since` can be replayed to bring a client to
+/// version `now`. A gap (an event missing, or the events stopping short of `now`) or a takeback
+/// among several events means a full resync instead: a takeback rewrites the position the
+/// events before it were played in.
+pub(super) fn replayable(since: i32, now: i32, events: &[EventRow]) -> bool {
+    let Some(last) = events.last() else { return true };
+    if last.v - since != events.len() as i32 || last.v != now {
+        return false;
+    }
+    !(events.len() > 1 && events.iter().any(|e| e.t == "takeback"))
+}
+
 impl Round {
     pub(super) fn full(&self, seat: Option<Color>) -> String {
         let d = self.live.full_view(seat, OffsetDateTime::now_utc(), self.cfg());
@@ -31,11 +65,7 @@ impl Round {
     /// Renders stored events for clients, with the state after each `move`; `None` when a full
     /// resync is needed instead (a gap, or a takeback among several events).
     pub(super) fn render(&self, since: i32, events: &[EventRow]) -> Option<Vec<String>> {
-        let Some(last) = events.last() else { return Some(Vec::new()) };
-        if last.v - since != events.len() as i32 || last.v != self.live.version {
-            return None;
-        }
-        if events.len() > 1 && events.iter().any(|e| e.t == "takeback") {
+        if !replayable(since, self.live.version, events) {
             return None;
         }
         let mut replayed: Option<(Box<dyn chessgold_engine::AnyGame>, usize)> = None;
@@ -82,9 +112,9 @@ impl Round {
         let (seat, room) = seat_room;
         let v = self.live.version;
         let max = self.cfg().max_replay_events;
-        match since {
-            Some(s) if s == v => {}
-            Some(s) if s >= 1 && s < v && v - s <= max => {
+        match catch_up(since, v, max) {
+            CatchUp::Nothing => {}
+            CatchUp::Replay(s) => {
                 let rendered = match db::games::events_since(&self.ctx.pool, self.live.id.as_str(), s).await {
                     Ok(events) => self.render(s, &events),
                     Err(e) => {
@@ -106,7 +136,7 @@ impl Round {
                     }
                 }
             }
-            _ => {
+            CatchUp::Full => {
                 let full = self.full(seat);
                 self.send(conn, full);
             }
@@ -149,5 +179,50 @@ impl Round {
             None => self.send_full_to_all(),
         }
         self.forwarded = self.live.version;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    fn events(list: &[(i32, &str)]) -> Vec<EventRow> {
+        list.iter().map(|(v, t)| EventRow { v: *v, t: (*t).to_string(), d: Value::Null }).collect()
+    }
+
+    #[test]
+    fn a_client_is_caught_up_by_events_only_from_a_known_version_not_too_far_behind() {
+        assert_eq!(catch_up(Some(7), 7, 50), CatchUp::Nothing);
+        assert_eq!(catch_up(Some(3), 7, 50), CatchUp::Replay(3));
+        assert_eq!(catch_up(Some(1), 51, 50), CatchUp::Replay(1));
+        assert_eq!(catch_up(Some(1), 52, 50), CatchUp::Full, "more than `max` events behind");
+        assert_eq!(catch_up(None, 7, 50), CatchUp::Full, "no version");
+        assert_eq!(catch_up(Some(0), 7, 50), CatchUp::Full, "no room has version 0");
+        assert_eq!(catch_up(Some(-2), 7, 50), CatchUp::Full);
+        assert_eq!(catch_up(Some(9), 7, 50), CatchUp::Full, "ahead of the room");
+    }
+
+    #[test]
+    fn every_missed_event_in_order_is_replayed() {
+        assert!(replayable(3, 4, &events(&[(4, "move")])));
+        assert!(replayable(3, 6, &events(&[(4, "move"), (5, "offers"), (6, "end")])));
+        assert!(replayable(3, 4, &events(&[(4, "takeback")])), "a takeback alone is replayed");
+    }
+
+    #[test]
+    fn a_gap_means_a_full_resync() {
+        assert!(!replayable(3, 6, &events(&[(4, "move"), (6, "move")])), "version 5 is missing");
+        assert!(!replayable(3, 6, &events(&[(5, "move"), (6, "move")])), "version 4 is missing");
+        assert!(!replayable(3, 6, &events(&[(4, "move"), (5, "move")])), "the events stop short of the room");
+        assert!(!replayable(3, 5, &events(&[(4, "move"), (5, "move"), (6, "move")])), "events beyond the room");
+    }
+
+    #[test]
+    fn a_takeback_among_several_events_means_a_full_resync() {
+        assert!(!replayable(3, 5, &events(&[(4, "takeback"), (5, "offers")])));
+        assert!(!replayable(3, 5, &events(&[(4, "move"), (5, "takeback")])));
+        assert!(!replayable(3, 6, &events(&[(4, "move"), (5, "takeback"), (6, "offers")])));
     }
 }

@@ -16,9 +16,9 @@ use tokio::sync::mpsc;
 use super::auth::{ApiUser, require};
 use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_body};
 use crate::error::ApiError;
-use crate::game::live::{Live, PlayerRef};
+use crate::game::model::{Game, PlayerRef};
 use crate::game::protocol::{Command, Room};
-use crate::game::round::{ApiOp, ApiRefusal, Cmd, JoinRequest};
+use crate::game::round::{ApiOp, ApiRefusal, JoinRequest, Msg};
 use crate::game::{GameId, store};
 use crate::startup::AppState;
 
@@ -215,7 +215,7 @@ async fn stream(
     Ok(ndjson(rx))
 }
 
-async fn follow(state: Arc<AppState>, user: ApiUser, live: Live, out: mpsc::Sender<String>) {
+async fn follow(state: Arc<AppState>, user: ApiUser, live: Game, out: mpsc::Sender<String>) {
     let now = OffsetDateTime::now_utc();
     if out.send(line(&lichess::game_full(&live, now))).await.is_err() {
         return;
@@ -255,11 +255,11 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Live, out: mpsc::Send
                 }
             }
             _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
-            _ = alive.tick() => if round.send(Cmd::Alive { conn }).await.is_err() { break },
+            _ = alive.tick() => if round.send(Msg::Alive { conn }).await.is_err() { break },
             () = out.closed() => break,
         }
     }
-    let _ = round.send(Cmd::Leave { conn }).await;
+    let _ = round.send(Msg::Leave { conn }).await;
 }
 
 /// What a socket message of the round means for a board stream: `gameState` and `chatLine`

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use super::identity::Identity;
-use super::live::{CreateGame, Live, Seat};
+use super::model::{CreateGame, Game, Seat};
 use super::round::commit_and_announce;
 use super::store::{self, CommitError, CreateError};
 use super::{GameId, Status, TIME_CONTROLS, TimeControl, random_base62};
@@ -369,7 +369,7 @@ fn clock_text(cs: i32) -> String {
 }
 
 /// The result as a sentence.
-pub fn result_text(live: &Live) -> String {
+pub fn result_text(live: &Game) -> String {
     let who = |c: Color| if c == Color::White { "White" } else { "Black" };
     let reason = live.reason.as_deref().unwrap_or("").replace('_', " ");
     match (live.status, live.winner) {

@@ -6,7 +6,7 @@ pub mod export;
 pub mod flag;
 pub mod http;
 pub mod identity;
-pub mod live;
+pub mod model;
 pub mod protocol;
 pub mod rating;
 pub mod round;
@@ -18,7 +18,7 @@ use std::fmt;
 
 use chessgold_engine::Color;
 
-pub use live::{CreateGame, PlayerRef};
+pub use model::{CreateGame, PlayerRef};
 pub use store::create_game;
 
 /// Characters of game and player ids.

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use time::OffsetDateTime;
 
-use super::live::{ActionRec, CreateGame, Event, Live, Offers, PlayerRef, Seat, Step, hex, replay};
+use super::model::{ActionRec, CreateGame, Event, Game, Offers, PlayerRef, Seat, Step, hex, replay};
 use super::rating::{self, Perf};
 use super::{GameId, Status, TimeControl, parse_color, random_base62};
 use crate::db;
@@ -280,7 +280,7 @@ fn player_lock_key(p: &PlayerRef) -> String {
 ///
 /// # Errors
 /// Database failures or a corrupt record.
-pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
+pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Game>> {
     let Some(g) = db::games::find(pool, id.as_str()).await? else {
         return Ok(None);
     };
@@ -315,7 +315,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
         (Some(w), Some(b)) => Some([w, b]),
         _ => None,
     };
-    Ok(Some(Live {
+    Ok(Some(Game {
         id: id.clone(),
         info,
         seed,
@@ -359,7 +359,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
     }))
 }
 
-fn game_row(live: &Live) -> GameRow {
+fn game_row(live: &Game) -> GameRow {
     GameRow {
         id: live.id.to_string(),
         variant: live.info.id.to_string(),
@@ -399,7 +399,7 @@ fn game_row(live: &Live) -> GameRow {
 /// infrastructure failures.
 pub async fn commit(
     pool: &PgPool,
-    live: &mut Live,
+    live: &mut Game,
     step: &mut Step,
     cfg: &GameSettings,
 ) -> Result<Vec<(i32, Event)>, CommitError> {
@@ -464,7 +464,7 @@ pub async fn commit(
 /// Computes and stores the rating changes of a finished rated game, in the result's transaction.
 async fn rate(
     tx: &mut sqlx::PgConnection,
-    live: &mut Live,
+    live: &mut Game,
     step: &mut Step,
     cfg: &GameSettings,
 ) -> Result<(), CommitError> {

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use super::{Applied, Round, RoundCtx};
 use crate::broker::Broker;
 use crate::game::GameId;
-use crate::game::live::{Event, Live, Refusal, Step};
+use crate::game::model::{Event, Game, Refusal, Step};
 use crate::game::protocol;
 use crate::game::store::{self, CommitError};
 
@@ -31,7 +31,7 @@ pub async fn announce(broker: &dyn Broker, id: &GameId, v: i32) {
 ///
 /// # Errors
 /// A conflict (someone else changed the game first) or an infrastructure failure.
-pub async fn commit_and_announce(ctx: &RoundCtx, live: &mut Live, step: &mut Step) -> Result<(), CommitError> {
+pub async fn commit_and_announce(ctx: &RoundCtx, live: &mut Game, step: &mut Step) -> Result<(), CommitError> {
     commit_and_tell(ctx, live, step, |_, _| {}).await
 }
 
@@ -44,9 +44,9 @@ pub async fn commit_and_announce(ctx: &RoundCtx, live: &mut Live, step: &mut Ste
 /// A conflict (someone else changed the game first) or an infrastructure failure.
 async fn commit_and_tell(
     ctx: &RoundCtx,
-    live: &mut Live,
+    live: &mut Game,
     step: &mut Step,
-    tell_here: impl FnOnce(&Live, &[(i32, Event)]),
+    tell_here: impl FnOnce(&Game, &[(i32, Event)]),
 ) -> Result<(), CommitError> {
     let events = store::commit(&ctx.pool, live, step, &ctx.cfg).await?;
     tell_here(live, &events);
@@ -63,7 +63,7 @@ impl Round {
     pub(super) async fn commit_op(
         &mut self,
         ack: Option<(u64, u64)>,
-        op: impl FnOnce(&mut Live) -> Result<Step, Refusal>,
+        op: impl FnOnce(&mut Game) -> Result<Step, Refusal>,
     ) -> Applied {
         let mut next = self.live.clone();
         let acknowledge = |round: &mut Round| {
@@ -109,7 +109,7 @@ impl Round {
     }
 
     /// Sends freshly committed events of `game` to this instance's sockets.
-    fn publish_local(&mut self, game: &Live, events: &[(i32, Event)]) {
+    fn publish_local(&mut self, game: &Game, events: &[(i32, Event)]) {
         let state = serde_json::to_value(game.snapshot()).unwrap_or(Value::Null);
         for (v, ev) in events {
             let mut d = ev.d.clone();

@@ -37,7 +37,7 @@ use self::bot::{Thinking, next_thought};
 pub use self::commit::{announce, channel, commit_and_announce};
 use self::presence::PRESENCE_EVERY;
 use super::GameId;
-use super::live::{Live, PlayerRef, Refusal, Step};
+use super::model::{Game, PlayerRef, Refusal, Step};
 use super::protocol::{self, ClientMsg, Command, Room};
 use super::store;
 use crate::bots::Thinkers;
@@ -69,9 +69,11 @@ pub enum JoinError {
     Gone,
 }
 
-/// A command to a round.
+/// A message to a round: a socket joining, leaving, alive or sending a client message, or a
+/// request of the board API. (A player's game command, `protocol::Command`, travels inside
+/// [`Msg::Client`] and [`Msg::Api`].)
 #[derive(Debug)]
-pub enum Cmd {
+pub enum Msg {
     /// A socket joins.
     Join {
         /// Connection id.
@@ -142,7 +144,7 @@ impl ApiRefusal {
 /// A player's game command on the game. `away` is how long the opponent has been away
 /// (centiseconds) for claims; `None` where claims are not offered (the board API).
 fn run_command(
-    live: &mut Live,
+    live: &mut Game,
     command: Command,
     seat: Color,
     away: Option<i64>,
@@ -196,7 +198,7 @@ impl Rounds {
         for _ in 0..3 {
             let tx = self.get(id);
             let (reply, answer) = oneshot::channel();
-            let cmd = Cmd::Api { who: who.clone(), name: name.clone(), user_id, op: op.clone(), reply };
+            let cmd = Msg::Api { who: who.clone(), name: name.clone(), user_id, op: op.clone(), reply };
             if tx.send(cmd).await.is_err() {
                 continue;
             }
@@ -232,7 +234,7 @@ pub struct RoundCtx {
 #[derive(Debug)]
 pub struct Rounds {
     ctx: RoundCtx,
-    map: Mutex<HashMap<String, (u64, mpsc::Sender<Cmd>)>>,
+    map: Mutex<HashMap<String, (u64, mpsc::Sender<Msg>)>>,
     next: AtomicU64,
 }
 
@@ -253,7 +255,7 @@ impl Rounds {
     }
 
     /// The round of a game, started when there is none.
-    pub fn get(self: &Arc<Self>, id: &GameId) -> mpsc::Sender<Cmd> {
+    pub fn get(self: &Arc<Self>, id: &GameId) -> mpsc::Sender<Msg> {
         let mut map = match self.map.lock() {
             Ok(m) => m,
             Err(poisoned) => poisoned.into_inner(),
@@ -289,12 +291,12 @@ impl Rounds {
         id: &GameId,
         conn: u64,
         req: JoinRequest,
-    ) -> Result<(mpsc::Sender<Cmd>, Option<Color>), JoinError> {
+    ) -> Result<(mpsc::Sender<Msg>, Option<Color>), JoinError> {
         // A round that is stopping answers `Gone`: the next `get` starts a fresh one.
         for _ in 0..3 {
             let tx = self.get(id);
             let (reply, answer) = oneshot::channel();
-            if tx.send(Cmd::Join { conn, req: req.clone(), reply }).await.is_err() {
+            if tx.send(Msg::Join { conn, req: req.clone(), reply }).await.is_err() {
                 continue;
             }
             match answer.await {
@@ -323,7 +325,7 @@ impl Conn {
 
 struct Round {
     ctx: RoundCtx,
-    live: Live,
+    live: Game,
     conns: HashMap<u64, Conn>,
     /// Room version last sent to this instance's sockets.
     forwarded: i32,
@@ -344,7 +346,7 @@ async fn next_broker(sub: &mut Option<Subscription>) -> Option<String> {
     }
 }
 
-async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver<Cmd>) {
+async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver<Msg>) {
     let ctx = rounds.ctx.clone();
     // Subscribe before loading, so no change between the two is missed.
     let mut sub = match ctx.broker.subscribe(&channel(&id)).await {
@@ -363,7 +365,7 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
             rounds.remove(&id, token);
             rx.close();
             while let Some(cmd) = rx.recv().await {
-                if let Cmd::Join { reply, .. } = cmd {
+                if let Msg::Join { reply, .. } = cmd {
                     let _ = reply.send(Err(JoinError::NotFound));
                 }
             }
@@ -412,7 +414,7 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
     rounds.remove(&id, token);
     rx.close();
     while let Some(cmd) = rx.recv().await {
-        if let Cmd::Join { reply, .. } = cmd {
+        if let Msg::Join { reply, .. } = cmd {
             let _ = reply.send(Err(JoinError::Gone));
         }
     }
@@ -456,9 +458,9 @@ impl Round {
         }
     }
 
-    async fn handle(&mut self, cmd: Cmd) {
+    async fn handle(&mut self, cmd: Msg) {
         match cmd {
-            Cmd::Join { conn, req, reply } => {
+            Msg::Join { conn, req, reply } => {
                 let seat = req.who.iter().find_map(|p| self.live.seat_of(p));
                 let _ = reply.send(Ok(seat));
                 self.conns.insert(
@@ -468,24 +470,24 @@ impl Round {
                 self.empty_since = None;
                 self.sync(conn, req.since).await;
             }
-            Cmd::Leave { conn } => {
+            Msg::Leave { conn } => {
                 self.conns.remove(&conn);
                 if self.conns.is_empty() {
                     self.empty_since = Some(Instant::now());
                 }
             }
-            Cmd::Alive { conn } => {
+            Msg::Alive { conn } => {
                 if let Some(c) = self.conns.get_mut(&conn) {
                     c.last_alive = Instant::now();
                 }
             }
-            Cmd::Client { conn, msg } => {
+            Msg::Client { conn, msg } => {
                 if let Some(c) = self.conns.get_mut(&conn) {
                     c.last_alive = Instant::now();
                 }
                 self.on_client(conn, msg).await;
             }
-            Cmd::Api { who, name, user_id, op, reply } => {
+            Msg::Api { who, name, user_id, op, reply } => {
                 let answer = self.on_api(&who, name, user_id, op).await;
                 let _ = reply.send(answer);
             }
@@ -576,7 +578,7 @@ impl Round {
 
     /// Runs an operation of a socket's player on a copy of the game, commits it, then
     /// acknowledges and announces it.
-    async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl FnOnce(&mut Live) -> Result<Step, Refusal>) {
+    async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl FnOnce(&mut Game) -> Result<Step, Refusal>) {
         match self.commit_op(ack.map(|a| (conn, a)), op).await {
             Applied::Done => {}
             Applied::Refused(code, message) => self.send(conn, protocol::error(code, &message, ack)),

@@ -10,7 +10,7 @@ use super::Round;
 use super::chat::{CHAT_HISTORY, chat_line};
 use crate::db;
 use crate::db::games::EventRow;
-use crate::game::live::replay;
+use crate::game::model::replay;
 use crate::game::protocol;
 use crate::game::store;
 

@@ -240,9 +240,9 @@ pub fn replay(
     Ok((game, turns))
 }
 
-/// A live or finished game with its engine game.
+/// A game, being played or finished, with its engine game: the record and every operation on it.
 #[derive(Debug, Clone)]
-pub struct Live {
+pub struct Game {
     /// Id.
     pub id: GameId,
     /// The variant.
@@ -289,7 +289,7 @@ pub struct Live {
     pub engine: Box<dyn AnyGame>,
 }
 
-impl Live {
+impl Game {
     /// The seat of a player.
     pub fn seat_of(&self, who: &PlayerRef) -> Option<Color> {
         Color::ALL.into_iter().find(|c| self.seats[c.index()].as_ref().is_some_and(|s| s.is(who)))
@@ -930,10 +930,10 @@ mod tests {
         }
     }
 
-    fn game(variant_id: &str, clock: Option<TimeControl>) -> Live {
+    fn game(variant_id: &str, clock: Option<TimeControl>) -> Game {
         let info = variant(variant_id).unwrap();
         let now = OffsetDateTime::now_utc();
-        let mut live = Live {
+        let mut live = Game {
             id: GameId::parse("abcdefgh").unwrap(),
             info,
             seed: info.seeded.then_some(7),

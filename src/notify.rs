@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::broker::Broker;
 use crate::game::model::{Game, PlayerRef, Step};
+use crate::game::view::Event;
 
 /// The broker channel of account news.
 pub const CHANNEL: &str = "users";
@@ -131,7 +132,7 @@ pub async fn send_players(broker: &dyn Broker, players: &[PlayerRef], msg: &User
 pub async fn after_step(broker: &dyn Broker, live: &Game, step: &Step) {
     let players: Vec<PlayerRef> = live.seats.iter().flatten().filter_map(|s| s.player()).collect();
     let game = live.id.to_string();
-    if step.events.iter().any(|e| e.t == "start") {
+    if step.events.iter().any(|e| matches!(e, Event::Start(_))) {
         send_players(broker, &players, &UserMsg::GameStart { game: game.clone() }).await;
     }
     if step.finished {

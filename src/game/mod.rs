@@ -13,6 +13,7 @@ pub mod round;
 pub mod socket;
 pub mod store;
 pub mod sweeper;
+pub mod view;
 
 use std::fmt;
 

@@ -8,8 +8,9 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use time::OffsetDateTime;
 
-use super::model::{ActionRec, CreateGame, Event, Game, Offers, PlayerRef, Seat, Step, hex, replay};
+use super::model::{ActionRec, CreateGame, Game, Offers, PlayerRef, Seat, Step, hex, replay};
 use super::rating::{self, Perf};
+use super::view::{self, Event};
 use super::{GameId, Status, TimeControl, parse_color, random_base62};
 use crate::db;
 use crate::db::games::{ActionRow, GameRow, PlayerRow};
@@ -453,7 +454,7 @@ pub async fn commit(
     let mut out = Vec::with_capacity(step.events.len());
     for (i, ev) in step.events.iter().enumerate() {
         let v = old + 1 + i as i32;
-        db::games::insert_event(&mut tx, live.id.as_str(), v, ev.t, &ev.d).await?;
+        db::games::insert_event(&mut tx, live.id.as_str(), v, ev.kind().name(), &ev.data()).await?;
         out.push((v, ev.clone()));
     }
     tx.commit().await.context("committing a game step")?;
@@ -490,8 +491,8 @@ async fn rate(
         }
     }
     let now = live.finished_at.unwrap_or_else(OffsetDateTime::now_utc);
-    if let Some(ev) = step.events.iter_mut().find(|e| e.t == "end") {
-        ev.d = live.end_view(now, cfg);
+    if let Some(ev) = step.events.iter_mut().find(|e| matches!(e, Event::End(_))) {
+        *ev = Event::End(view::end(live, now, cfg));
     }
     Ok(())
 }

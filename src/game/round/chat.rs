@@ -2,13 +2,13 @@
 //! sockets of its room.
 
 use chessgold_engine::Color;
-use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use super::{ApiRefusal, Round, channel};
+use super::{ApiRefusal, Notice, Round, channel};
 use crate::db;
 use crate::db::games::ChatRow;
 use crate::game::protocol::{self, Room};
+use crate::game::view::ChatLine;
 
 /// Chat lines sent to a joining client.
 pub(super) const CHAT_HISTORY: i64 = 50;
@@ -63,16 +63,11 @@ impl Round {
             tracing::error!(error = format!("{e:#}"), "storing a chat line");
             return Err(ApiRefusal::new("unavailable", "the line could not be saved"));
         }
-        let notice = json!({"kind": "chat", "room": room.as_str(), "line": chat_line(&line)}).to_string();
-        if self.ctx.broker.publish(&channel(&self.live.id), &notice).await.is_err() {
+        let notice = Notice::Chat { room, line: ChatLine::from(&line) };
+        if self.ctx.broker.publish(&channel(&self.live.id), &notice.encode()).await.is_err() {
             // Without the broker at least this instance's sockets hear it.
-            self.on_broker(&notice).await;
+            self.on_notice(notice).await;
         }
         Ok(())
     }
-}
-
-pub(super) fn chat_line(line: &ChatRow) -> Value {
-    let at = line.at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
-    json!({"author": line.author, "color": line.color, "text": line.text, "at": at})
 }

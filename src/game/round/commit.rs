@@ -4,24 +4,51 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::{Applied, Round, RoundCtx};
 use crate::broker::Broker;
 use crate::game::GameId;
-use crate::game::model::{Event, Game, Refusal, Step};
-use crate::game::protocol;
+use crate::game::model::{Game, Refusal, Step};
+use crate::game::protocol::{self, Room};
 use crate::game::store::{self, CommitError};
+use crate::game::view::{ChatLine, Event};
 
 /// The broker channel of a game.
 pub fn channel(id: &GameId) -> String {
     format!("game:{id}")
 }
 
+/// A notice on a game's broker channel, for the rounds of the game on every instance:
+/// `{"kind": "event", "v": 7}`, `{"kind": "chat", "room": "player", "line": {...}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Notice {
+    /// The game changed: a round behind version `v` reloads it.
+    Event {
+        /// The room version after the change.
+        v: i32,
+    },
+    /// A chat line was stored.
+    Chat {
+        /// Its room.
+        room: Room,
+        /// The line.
+        line: ChatLine,
+    },
+}
+
+impl Notice {
+    /// The notice's text on the channel.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 /// Tells every instance's rounds that a game changed (after a commit).
 pub async fn announce(broker: &dyn Broker, id: &GameId, v: i32) {
-    let notice = json!({"kind": "event", "v": v}).to_string();
+    let notice = Notice::Event { v }.encode();
     if let Err(e) = broker.publish(&channel(id), &notice).await {
         tracing::warn!(game.id = %id, error = %e, "could not announce a game change");
     }
@@ -110,15 +137,9 @@ impl Round {
 
     /// Sends freshly committed events of `game` to this instance's sockets.
     fn publish_local(&mut self, game: &Game, events: &[(i32, Event)]) {
-        let state = serde_json::to_value(game.snapshot()).unwrap_or(Value::Null);
+        let state = game.snapshot();
         for (v, ev) in events {
-            let mut d = ev.d.clone();
-            if (ev.t == "move" || ev.t == "takeback")
-                && let Some(obj) = d.as_object_mut()
-            {
-                obj.insert("state".into(), state.clone());
-            }
-            let text = protocol::event(ev.t, *v, &d);
+            let text = protocol::event(ev.kind().name(), *v, &ev.sent_data(&state));
             self.send_all(&text, None);
         }
         self.forwarded = game.version;
@@ -133,5 +154,29 @@ impl Round {
             // Not too soon again: the deadline has passed, so the loop would retry at once.
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broker_notices_keep_their_text_and_read_back() {
+        assert_eq!(Notice::Event { v: 7 }.encode(), r#"{"kind":"event","v":7}"#);
+        let line = ChatLine {
+            author: "alice".into(),
+            color: Some("white".into()),
+            text: "gg".into(),
+            at: "2026-11-29T17:02:03Z".into(),
+        };
+        let chat = Notice::Chat { room: Room::Player, line };
+        assert_eq!(
+            chat.encode(),
+            r#"{"kind":"chat","room":"player","line":{"author":"alice","color":"white","text":"gg","at":"2026-11-29T17:02:03Z"}}"#
+        );
+        assert_eq!(serde_json::from_str::<Notice>(&chat.encode()).unwrap(), chat);
+        assert_eq!(serde_json::from_str::<Notice>(r#"{"kind":"event","v":3}"#).unwrap(), Notice::Event { v: 3 });
+        assert!(serde_json::from_str::<Notice>(r#"{"kind":"seek","v":3}"#).is_err(), "not a round's notice");
     }
 }

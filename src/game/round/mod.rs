@@ -28,18 +28,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chessgold_engine::Color;
-use serde_json::{Value, json};
 use sqlx::PgPool;
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 
 use self::bot::{Thinking, next_thought};
-pub use self::commit::{announce, channel, commit_and_announce};
+pub use self::commit::{Notice, announce, channel, commit_and_announce};
 use self::presence::PRESENCE_EVERY;
 use super::GameId;
 use super::model::{Game, PlayerRef, Refusal, Step};
 use super::protocol::{self, ClientMsg, Command, Room};
 use super::store;
+use super::view;
 use crate::bots::Thinkers;
 use crate::broker::{Broker, Subscription};
 use crate::db;
@@ -330,7 +330,7 @@ struct Round {
     /// Room version last sent to this instance's sockets.
     forwarded: i32,
     /// Connection state last sent: (connected, away seconds) per seat.
-    crowd: Option<Value>,
+    crowd: Option<view::Crowd>,
     last_seen: [Option<OffsetDateTime>; 2],
     empty_since: Option<Instant>,
     /// The bot's search under way, if any.
@@ -597,25 +597,22 @@ impl Round {
     }
 
     async fn on_broker(&mut self, text: &str) {
-        let Ok(msg) = serde_json::from_str::<Value>(text) else { return };
-        match msg.get("kind").and_then(Value::as_str) {
-            Some("event") => {
-                let v = msg.get("v").and_then(Value::as_i64).unwrap_or(0) as i32;
+        // Anything else on the channel is not for rounds.
+        let Ok(notice) = serde_json::from_str::<Notice>(text) else { return };
+        self.on_notice(notice).await;
+    }
+
+    async fn on_notice(&mut self, notice: Notice) {
+        match notice {
+            Notice::Event { v } => {
                 if v > self.live.version {
                     self.reload().await;
                 }
             }
-            Some("chat") => {
-                let room = match msg.get("room").and_then(Value::as_str) {
-                    Some("player") => Room::Player,
-                    Some("spectator") => Room::Spectator,
-                    _ => return,
-                };
-                let line = msg.get("line").cloned().unwrap_or(Value::Null);
-                let out = protocol::msg("chat", json!({"room": room.as_str(), "line": line}));
+            Notice::Chat { room, line } => {
+                let out = protocol::msg("chat", view::value(&view::Chat { room, line: &line }));
                 self.send_all(&out, Some(room));
             }
-            _ => {}
         }
     }
 }

@@ -4,7 +4,6 @@
 use std::time::{Duration, Instant};
 
 use chessgold_engine::Color;
-use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use super::Round;
@@ -12,6 +11,7 @@ use crate::db;
 use crate::game::clock::cs_between;
 use crate::game::parse_color;
 use crate::game::protocol;
+use crate::game::view::{self, Away, Crowd};
 
 /// How often a round records and reads signs of life.
 pub(super) const PRESENCE_EVERY: Duration = Duration::from_secs(2);
@@ -48,9 +48,9 @@ impl Round {
         }
     }
 
-    pub(super) fn crowd_view(&self) -> Value {
+    pub(super) fn crowd_view(&self) -> Crowd {
         let now = OffsetDateTime::now_utc();
-        let mut away = serde_json::Map::new();
+        let mut away = Away::default();
         let mut on = [false; 2];
         for c in Color::ALL {
             let seen_recently =
@@ -58,10 +58,10 @@ impl Round {
             on[c.index()] = self.locally_alive(c) || seen_recently;
             if !on[c.index()] && self.live.seats[c.index()].is_some() {
                 let since = self.last_seen[c.index()].or(self.live.started_at).unwrap_or(self.live.created_at);
-                away.insert(c.name().into(), Value::from((now - since).whole_seconds().max(0)));
+                *away.of(c) = Some((now - since).whole_seconds().max(0));
             }
         }
-        json!({"white": on[0], "black": on[1], "away": away})
+        Crowd { white: on[0], black: on[1], away }
     }
 
     /// Records this instance's live seats, reads everyone's, and tells the sockets when the
@@ -89,11 +89,9 @@ impl Round {
             Err(e) => tracing::warn!(error = format!("{e:#}"), "recording presence"),
         }
         let view = self.crowd_view();
-        let flags = |v: &Value| (v.get("white").cloned(), v.get("black").cloned());
-        let changed = self.crowd.as_ref().is_none_or(|old| flags(old) != flags(&view));
-        let someone_away = view.get("away").and_then(Value::as_object).is_some_and(|m| !m.is_empty());
-        if changed || someone_away {
-            self.send_all(&protocol::msg("crowd", view.clone()), None);
+        let changed = self.crowd.is_none_or(|old| (old.white, old.black) != (view.white, view.black));
+        if changed || view.away.any() {
+            self.send_all(&protocol::msg("crowd", view::value(&view)), None);
         }
         self.crowd = Some(view);
     }

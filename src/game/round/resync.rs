@@ -3,16 +3,17 @@
 //! several events, too many missed).
 
 use chessgold_engine::Color;
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::Round;
-use super::chat::{CHAT_HISTORY, chat_line};
+use super::chat::CHAT_HISTORY;
 use crate::db;
 use crate::db::games::EventRow;
 use crate::game::model::replay;
 use crate::game::protocol;
 use crate::game::store;
+use crate::game::view::{self, ChatLine, EventKind};
 
 /// How a joining client is brought up to date.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,13 +46,13 @@ pub(super) fn replayable(since: i32, now: i32, events: &[EventRow]) -> bool {
     if last.v - since != events.len() as i32 || last.v != now {
         return false;
     }
-    !(events.len() > 1 && events.iter().any(|e| e.t == "takeback"))
+    !(events.len() > 1 && events.iter().any(|e| EventKind::parse(&e.t) == Some(EventKind::Takeback)))
 }
 
 impl Round {
     pub(super) fn full(&self, seat: Option<Color>) -> String {
-        let d = self.live.full_view(seat, OffsetDateTime::now_utc(), self.cfg());
-        protocol::event("full", self.live.version, &d)
+        let d = view::full(&self.live, seat, OffsetDateTime::now_utc(), self.cfg());
+        protocol::event("full", self.live.version, &view::value(&d))
     }
 
     pub(super) fn send_full_to_all(&mut self) {
@@ -72,8 +73,9 @@ impl Round {
         let mut out = Vec::with_capacity(events.len());
         for e in events {
             let mut d = e.d.clone();
-            if e.t == "move" || e.t == "takeback" {
-                let plies = if e.t == "move" {
+            let kind = EventKind::parse(&e.t);
+            if kind.is_some_and(EventKind::carries_state) {
+                let plies = if kind == Some(EventKind::Move) {
                     let seq = d.get("seq").and_then(Value::as_u64)? as usize;
                     let stored = self.live.actions.get(seq.checked_sub(1)?)?;
                     if d.get("action").and_then(Value::as_str) != Some(stored.action.as_str()) {
@@ -127,8 +129,8 @@ impl Round {
                         for text in list {
                             self.send(conn, text);
                         }
-                        let clocks = self.live.clocks_view(OffsetDateTime::now_utc(), self.cfg());
-                        self.send(conn, protocol::msg("clocks", clocks));
+                        let clocks = view::clocks(&self.live, OffsetDateTime::now_utc(), self.cfg());
+                        self.send(conn, protocol::msg("clocks", view::value(&clocks)));
                     }
                     None => {
                         let full = self.full(seat);
@@ -143,13 +145,13 @@ impl Round {
         }
         match db::games::recent_chat(&self.ctx.pool, self.live.id.as_str(), room.as_str(), CHAT_HISTORY).await {
             Ok(lines) => {
-                let lines: Vec<Value> = lines.iter().map(chat_line).collect();
-                self.send(conn, protocol::msg("chat_history", json!({"room": room.as_str(), "lines": lines})));
+                let history = view::ChatHistory { room, lines: lines.iter().map(ChatLine::from).collect() };
+                self.send(conn, protocol::msg("chat_history", view::value(&history)));
             }
             Err(e) => tracing::warn!(error = format!("{e:#}"), "loading chat"),
         }
         let crowd = self.crowd_view();
-        self.send(conn, protocol::msg("crowd", crowd));
+        self.send(conn, protocol::msg("crowd", view::value(&crowd)));
     }
 
     /// Reloads the game from the database and forwards what this instance's sockets missed.

@@ -11,7 +11,8 @@ use tokio::sync::broadcast;
 use uuid::Uuid;
 
 use crate::broker::Broker;
-use crate::game::live::{Live, PlayerRef, Step};
+use crate::game::model::{Game, PlayerRef, Step};
+use crate::game::view::Event;
 
 /// The broker channel of account news.
 pub const CHANNEL: &str = "users";
@@ -128,10 +129,10 @@ pub async fn send_players(broker: &dyn Broker, players: &[PlayerRef], msg: &User
 
 /// Tells a game's accounts what a committed step did: the game started, ended, or a rematch
 /// began.
-pub async fn after_step(broker: &dyn Broker, live: &Live, step: &Step) {
+pub async fn after_step(broker: &dyn Broker, live: &Game, step: &Step) {
     let players: Vec<PlayerRef> = live.seats.iter().flatten().filter_map(|s| s.player()).collect();
     let game = live.id.to_string();
-    if step.events.iter().any(|e| e.t == "start") {
+    if step.events.iter().any(|e| matches!(e, Event::Start(_))) {
         send_players(broker, &players, &UserMsg::GameStart { game: game.clone() }).await;
     }
     if step.finished {

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::db;
 use crate::error::ApiError;
-use crate::game::live::hex;
+use crate::game::model::hex;
 use crate::startup::AppState;
 
 /// The scopes a token can have, with what they allow.

@@ -16,9 +16,9 @@ use tokio::sync::mpsc;
 use super::auth::{ApiUser, require};
 use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_body};
 use crate::error::ApiError;
-use crate::game::live::{Live, PlayerRef};
+use crate::game::model::{Game, PlayerRef};
 use crate::game::protocol::{Command, Room};
-use crate::game::round::{ApiOp, ApiRefusal, Cmd, JoinRequest};
+use crate::game::round::{ApiOp, ApiRefusal, JoinRequest, Msg};
 use crate::game::{GameId, store};
 use crate::startup::AppState;
 
@@ -215,7 +215,7 @@ async fn stream(
     Ok(ndjson(rx))
 }
 
-async fn follow(state: Arc<AppState>, user: ApiUser, live: Live, out: mpsc::Sender<String>) {
+async fn follow(state: Arc<AppState>, user: ApiUser, live: Game, out: mpsc::Sender<String>) {
     let now = OffsetDateTime::now_utc();
     if out.send(line(&lichess::game_full(&live, now))).await.is_err() {
         return;
@@ -241,8 +241,8 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Live, out: mpsc::Send
         tokio::select! {
             msg = rx.recv() => {
                 let Some(text) = msg else { break };
-                let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
-                let lines = translate(&mut board, &v);
+                let Ok(msg) = serde_json::from_str::<RoundMsg>(&text) else { continue };
+                let lines = translate(&mut board, msg);
                 let mut gone = false;
                 for l in lines {
                     if out.send(line(&l)).await.is_err() {
@@ -255,19 +255,41 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Live, out: mpsc::Send
                 }
             }
             _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
-            _ = alive.tick() => if round.send(Cmd::Alive { conn }).await.is_err() { break },
+            _ = alive.tick() => if round.send(Msg::Alive { conn }).await.is_err() { break },
             () = out.closed() => break,
         }
     }
-    let _ = round.send(Cmd::Leave { conn }).await;
+    let _ = round.send(Msg::Leave { conn }).await;
+}
+
+/// The round's socket messages a board stream reads (`docs/api.md`, WebSocket), by their `t`;
+/// it skips the others (`crowd`, `chat_history`, `ack`, ...), which do not read as one of these.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "t", content = "d", rename_all = "snake_case")]
+enum RoundMsg {
+    /// The whole game.
+    Full(Value),
+    /// The opponent joined.
+    Start(Value),
+    /// An action.
+    Move(Value),
+    /// Actions taken back.
+    Takeback(Value),
+    /// Who offers what.
+    Offers(Value),
+    /// The end.
+    End(Value),
+    /// The clocks after replayed events.
+    Clocks(Value),
+    /// A chat line.
+    Chat(Value),
 }
 
 /// What a socket message of the round means for a board stream: `gameState` and `chatLine`
 /// lines.
-fn translate(board: &mut BoardState, msg: &Value) -> Vec<Value> {
-    let d = msg.get("d").cloned().unwrap_or(Value::Null);
-    match msg.get("t").and_then(Value::as_str) {
-        Some("move" | "takeback") => {
+fn translate(board: &mut BoardState, msg: RoundMsg) -> Vec<Value> {
+    match msg {
+        RoundMsg::Move(d) | RoundMsg::Takeback(d) => {
             if let Some(actions) = d.pointer("/state/actions").and_then(Value::as_array) {
                 board.moves = actions.iter().filter_map(Value::as_str).map(str::to_string).collect();
             }
@@ -276,11 +298,11 @@ fn translate(board: &mut BoardState, msg: &Value) -> Vec<Value> {
             }
             vec![board.json()]
         }
-        Some("offers") => {
+        RoundMsg::Offers(d) => {
             board.set_offers(&d);
             vec![board.json()]
         }
-        Some("start") => {
+        RoundMsg::Start(d) => {
             if let Some(id) = d.pointer("/status/id").and_then(Value::as_i64) {
                 board.status = lichess::status_name_of_id(id).to_string();
             }
@@ -289,7 +311,7 @@ fn translate(board: &mut BoardState, msg: &Value) -> Vec<Value> {
             }
             vec![board.json()]
         }
-        Some("end") => {
+        RoundMsg::End(d) => {
             if let Some(id) = d.pointer("/status/id").and_then(Value::as_i64) {
                 board.status = lichess::status_name_of_id(id).to_string();
             }
@@ -301,7 +323,7 @@ fn translate(board: &mut BoardState, msg: &Value) -> Vec<Value> {
             board.takeback = [false; 2];
             vec![board.json()]
         }
-        Some("full") => {
+        RoundMsg::Full(d) => {
             if let Some(actions) = d.pointer("/state/actions").and_then(Value::as_array) {
                 board.moves = actions.iter().filter_map(Value::as_str).map(str::to_string).collect();
             }
@@ -317,17 +339,16 @@ fn translate(board: &mut BoardState, msg: &Value) -> Vec<Value> {
             }
             vec![board.json()]
         }
-        Some("clocks") => {
+        RoundMsg::Clocks(d) => {
             board.set_clocks(&d);
             Vec::new()
         }
-        Some("chat") => {
+        RoundMsg::Chat(d) => {
             let room = d.get("room").cloned().unwrap_or(Value::Null);
             let author = d.pointer("/line/author").cloned().unwrap_or(Value::Null);
             let text = d.pointer("/line/text").cloned().unwrap_or(Value::Null);
             vec![json!({"type": "chatLine", "room": room, "username": author, "text": text})]
         }
-        _ => Vec::new(),
     }
 }
 
@@ -340,15 +361,20 @@ mod tests {
         let mut b = BoardState { status: "started".into(), ..BoardState::default() };
         let mv = json!({"t": "move", "v": 4, "d": {"seq": 1, "action": "e2e4", "by": "white",
             "clocks": {"white": 29000, "black": 30000}, "state": {"actions": ["e2e4"]}}});
-        let out = translate(&mut b, &mv);
+        let read = |v: Value| serde_json::from_value::<RoundMsg>(v).unwrap();
+        let out = translate(&mut b, read(mv));
         assert_eq!(out[0]["moves"], "e2e4");
         assert_eq!(out[0]["wtime"], 290_000);
         let end = json!({"t": "end", "v": 5, "d": {"status": {"id": 31, "name": "resign"}, "winner": "black"}});
-        let out = translate(&mut b, &end);
+        let out = translate(&mut b, read(end));
         assert_eq!(out[0]["status"], "resign");
         assert_eq!(out[0]["winner"], "black");
         assert!(b.over());
         let chat = json!({"t": "chat", "d": {"room": "player", "line": {"author": "a", "text": "gg"}}});
-        assert_eq!(translate(&mut b, &chat)[0]["type"], "chatLine");
+        assert_eq!(translate(&mut b, read(chat))[0]["type"], "chatLine");
+        // What a board stream does not read is not one of its messages.
+        for other in [json!({"t": "crowd", "d": {"white": true}}), json!({"t": "pong"}), json!({"t": "ack", "d": 3})] {
+            assert!(serde_json::from_value::<RoundMsg>(other.clone()).is_err(), "{other}");
+        }
     }
 }

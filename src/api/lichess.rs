@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
 use crate::error::ApiError;
-use crate::game::live::Live;
+use crate::game::model::Game;
 use crate::game::{Speed, Status, TimeControl};
 
 /// Clock value lichess gives for unlimited games (ms).
@@ -102,7 +102,7 @@ pub fn clock_json(clock: Option<TimeControl>) -> Value {
 }
 
 /// A seat as lichess's game player: `{"id", "name", "title", "rating", "provisional"}`.
-pub fn seat_json(live: &Live, color: Color) -> Value {
+pub fn seat_json(live: &Game, color: Color) -> Value {
     match &live.seats[color.index()] {
         Some(s) if s.user_id.is_some() => {
             let mut v =
@@ -139,7 +139,7 @@ pub struct BoardState {
 
 impl BoardState {
     /// The state of a game now.
-    pub fn of(live: &Live, now: OffsetDateTime) -> BoardState {
+    pub fn of(live: &Game, now: OffsetDateTime) -> BoardState {
         let mut s = BoardState {
             moves: live.actions.iter().map(|a| a.action.clone()).collect(),
             inc: live.clock.map_or(0, |c| i64::from(c.increment) * 10),
@@ -199,7 +199,7 @@ impl BoardState {
 }
 
 /// The `gameFull` line of the board stream.
-pub fn game_full(live: &Live, now: OffsetDateTime) -> Value {
+pub fn game_full(live: &Game, now: OffsetDateTime) -> Value {
     json!({
         "type": "gameFull",
         "id": live.id.as_str(),
@@ -217,7 +217,7 @@ pub fn game_full(live: &Live, now: OffsetDateTime) -> Value {
 }
 
 /// The `game` object of `gameStart` / `gameFinish` events, seen from `color`.
-pub fn event_game(live: &Live, color: Color, now: OffsetDateTime) -> Value {
+pub fn event_game(live: &Game, color: Color, now: OffsetDateTime) -> Value {
     let snapshot = live.snapshot();
     let opponent = match &live.seats[(!color).index()] {
         Some(s) if s.user_id.is_some() => {
@@ -267,7 +267,7 @@ pub fn event_game(live: &Live, color: Color, now: OffsetDateTime) -> Value {
 }
 
 /// A game as `GET /api/games/user` writes it (lichess's game JSON).
-pub fn game_json(live: &Live) -> Value {
+pub fn game_json(live: &Game) -> Value {
     let player = |c: Color| -> Value {
         match &live.seats[c.index()] {
             Some(s) if s.user_id.is_some() => {

@@ -8,7 +8,7 @@ use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionT
 use actix_web::{HttpRequest, HttpResponse, web};
 use chessgold_engine::Color;
 
-use super::live::Live;
+use super::model::Game;
 use super::{GameId, store};
 use crate::error::PageError;
 use crate::startup::AppState;
@@ -21,7 +21,7 @@ const LINE_WIDTH: usize = 80;
 
 /// The PGN result: `1-0`, `0-1`, `1/2-1/2`, or `*` for a game without a result (being played,
 /// aborted).
-pub fn result_tag(live: &Live) -> &'static str {
+pub fn result_tag(live: &Game) -> &'static str {
     if !live.status.has_result() {
         return "*";
     }
@@ -33,7 +33,7 @@ pub fn result_tag(live: &Live) -> &'static str {
 }
 
 /// Lichess's time control tag: seconds `+` increment seconds, or `-` for an unlimited game.
-fn time_control_tag(live: &Live) -> String {
+fn time_control_tag(live: &Game) -> String {
     live.clock.map_or_else(|| "-".to_string(), |c| format!("{}+{}", c.limit / 100, c.increment / 100))
 }
 
@@ -44,7 +44,7 @@ fn tag_value(text: &str) -> String {
 /// The movetext: the actions grouped by turn (a turn is one side's consecutive actions, so a Loot
 /// Boxes equip stands with the action it precedes), a move number before each White turn, then
 /// the result.
-pub fn movetext(live: &Live) -> String {
+pub fn movetext(live: &Game) -> String {
     let mut tokens: Vec<String> = Vec::new();
     let mut number = 0;
     let mut previous: Option<Color> = None;
@@ -84,7 +84,7 @@ pub fn movetext(live: &Live) -> String {
 
 /// The whole export: the tag pairs, an empty line, the movetext and a final newline. `site` is the
 /// game's absolute address.
-pub fn pgn(live: &Live, site: &str) -> String {
+pub fn pgn(live: &Game, site: &str) -> String {
     let mut tags: Vec<(&str, String)> = Vec::new();
     let seat = |c: Color| live.seats[c.index()].as_ref();
     let name = |c: Color| seat(c).map_or_else(|| "?".to_string(), |s| s.name.clone());
@@ -148,7 +148,7 @@ fn file_part(text: &str) -> String {
 
 /// The download's name, as lichess names its exports:
 /// `chessgold_{variant}_{white}_vs_{black}_{YYYY.MM.DD}_{gameId}.pgn`, safe characters only.
-pub fn file_name(live: &Live) -> String {
+pub fn file_name(live: &Game) -> String {
     let name = |c: Color| live.seats[c.index()].as_ref().map_or("unknown", |s| s.name.as_str());
     let d = live.created_at.date();
     format!(
@@ -205,11 +205,11 @@ mod tests {
 
     use super::*;
     use crate::game::Status;
-    use crate::game::live::{ActionRec, Offers};
+    use crate::game::model::{ActionRec, Offers};
 
-    fn finished(variant_id: &str, actions: &[(&str, Color)]) -> Live {
+    fn finished(variant_id: &str, actions: &[(&str, Color)]) -> Game {
         let info = variant(variant_id).unwrap();
-        Live {
+        Game {
             id: GameId::parse("abcdefgh").unwrap(),
             info,
             seed: None,

@@ -9,11 +9,11 @@ use askama::Template;
 use chessgold_engine::Color;
 use chessgold_engine::registry::{variant, variants};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::identity::Identity;
-use super::live::{CreateGame, Live, Seat};
+use super::model::{CreateGame, Game, Seat};
 use super::round::commit_and_announce;
 use super::store::{self, CommitError, CreateError};
 use super::{GameId, Status, TIME_CONTROLS, TimeControl, random_base62};
@@ -369,7 +369,7 @@ fn clock_text(cs: i32) -> String {
 }
 
 /// The result as a sentence.
-pub fn result_text(live: &Live) -> String {
+pub fn result_text(live: &Game) -> String {
     let who = |c: Color| if c == Color::White { "White" } else { "Black" };
     let reason = live.reason.as_deref().unwrap_or("").replace('_', " ");
     match (live.status, live.winner) {
@@ -457,7 +457,7 @@ async fn render_game(
         salt,
         commitment: live.commitment.clone(),
         version: live.version,
-        initial: script_json(&live.full_view(you, now, &state.game)),
+        initial: script_json(&super::view::value(&super::view::full(&live, you, now, &state.game))),
         chat_room: room,
         chat,
         rematch: live.rematch_id.clone(),
@@ -512,31 +512,7 @@ pub async fn export(state: web::Data<AppState>, path: web::Path<String>) -> Resu
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("{e:#}")))?
         .ok_or_else(not_found)?;
-    let (seed, salt) = live.revealed_seed();
-    let players = |c: Color| {
-        live.seats[c.index()].as_ref().map(|s: &Seat| {
-            json!({"name": s.name, "user": s.user_id.is_some(), "bot": s.bot.map(chessgold_bot::Level::number),
-                   "rating_before": s.rating_before,
-                   "rating_after": s.rating_after, "provisional": s.provisional})
-        })
-    };
-    Ok(HttpResponse::Ok().json(json!({
-        "id": id.as_str(),
-        "variant": live.info.id,
-        "rated": live.rated,
-        "clock": live.clock.map(|c| json!({"limit": c.limit, "increment": c.increment})),
-        "status": {"id": live.status.id(), "name": live.status.name()},
-        "winner": live.winner.map(Color::name),
-        "reason": live.reason,
-        "seed_commitment": live.commitment,
-        "seed": seed,
-        "salt": salt,
-        "players": {"white": players(Color::White), "black": players(Color::Black)},
-        "actions": live.actions.iter().map(|a| json!({
-            "seq": a.seq, "action": a.action, "by": a.color.name(),
-            "clocks": a.clocks.map(|c| json!({"white": c[0], "black": c[1]})),
-        })).collect::<Vec<_>>(),
-    })))
+    Ok(HttpResponse::Ok().json(super::view::record(&live)))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use actix_web::cookie::{Cookie, SameSite};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-use super::live::{PlayerRef, hex};
+use super::model::{PlayerRef, hex};
 use super::random_base62;
 use crate::auth::{SessionUser, current_user};
 

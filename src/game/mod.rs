@@ -6,19 +6,20 @@ pub mod export;
 pub mod flag;
 pub mod http;
 pub mod identity;
-pub mod live;
+pub mod model;
 pub mod protocol;
 pub mod rating;
 pub mod round;
 pub mod socket;
 pub mod store;
 pub mod sweeper;
+pub mod view;
 
 use std::fmt;
 
 use chessgold_engine::Color;
 
-pub use live::{CreateGame, PlayerRef};
+pub use model::{CreateGame, PlayerRef};
 pub use store::create_game;
 
 /// Characters of game and player ids.

@@ -4,14 +4,14 @@
 //! Pure (serde and serde_json only): the fuzz target `fuzz/fuzz_targets/protocol.rs` compiles this
 //! file on its own, so keep it free of the rest of the crate.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Longest action text accepted.
 const MAX_ACTION_LEN: usize = 32;
 
 /// A chat room.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Room {
     /// The players' room.

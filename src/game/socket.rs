@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::GameId;
 use super::identity::Identity;
 use super::protocol::{self, ClientMsg};
-use super::round::{Cmd, JoinError, JoinRequest};
+use super::round::{JoinError, JoinRequest, Msg};
 use crate::error::PageError;
 use crate::middleware::origin_allowed_headers;
 use crate::startup::AppState;
@@ -134,9 +134,9 @@ async fn serve(
                     }
                     let cmd = if msg == ClientMsg::Ping {
                         if ws.text(protocol::msg("pong", serde_json::Value::Null)).await.is_err() { break }
-                        Cmd::Alive { conn }
+                        Msg::Alive { conn }
                     } else {
-                        Cmd::Client { conn, msg }
+                        Msg::Client { conn, msg }
                     };
                     if round.send(cmd).await.is_err() {
                         close = Some(CloseReason { code: CloseCode::Again, description: None });
@@ -152,7 +152,7 @@ async fn serve(
             }
         }
     }
-    let _ = round.send(Cmd::Leave { conn }).await;
+    let _ = round.send(Msg::Leave { conn }).await;
     let _ = ws.close(close).await;
 }
 

@@ -8,8 +8,9 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use time::OffsetDateTime;
 
-use super::live::{ActionRec, CreateGame, Event, Live, Offers, PlayerRef, Seat, Step, hex, replay};
+use super::model::{ActionRec, CreateGame, Game, Offers, PlayerRef, Seat, Step, hex, replay};
 use super::rating::{self, Perf};
+use super::view::{self, Event};
 use super::{GameId, Status, TimeControl, parse_color, random_base62};
 use crate::db;
 use crate::db::games::{ActionRow, GameRow, PlayerRow};
@@ -280,7 +281,7 @@ fn player_lock_key(p: &PlayerRef) -> String {
 ///
 /// # Errors
 /// Database failures or a corrupt record.
-pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
+pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Game>> {
     let Some(g) = db::games::find(pool, id.as_str()).await? else {
         return Ok(None);
     };
@@ -315,7 +316,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
         (Some(w), Some(b)) => Some([w, b]),
         _ => None,
     };
-    Ok(Some(Live {
+    Ok(Some(Game {
         id: id.clone(),
         info,
         seed,
@@ -359,7 +360,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Live>> {
     }))
 }
 
-fn game_row(live: &Live) -> GameRow {
+fn game_row(live: &Game) -> GameRow {
     GameRow {
         id: live.id.to_string(),
         variant: live.info.id.to_string(),
@@ -399,7 +400,7 @@ fn game_row(live: &Live) -> GameRow {
 /// infrastructure failures.
 pub async fn commit(
     pool: &PgPool,
-    live: &mut Live,
+    live: &mut Game,
     step: &mut Step,
     cfg: &GameSettings,
 ) -> Result<Vec<(i32, Event)>, CommitError> {
@@ -453,7 +454,7 @@ pub async fn commit(
     let mut out = Vec::with_capacity(step.events.len());
     for (i, ev) in step.events.iter().enumerate() {
         let v = old + 1 + i as i32;
-        db::games::insert_event(&mut tx, live.id.as_str(), v, ev.t, &ev.d).await?;
+        db::games::insert_event(&mut tx, live.id.as_str(), v, ev.kind().name(), &ev.data()).await?;
         out.push((v, ev.clone()));
     }
     tx.commit().await.context("committing a game step")?;
@@ -464,7 +465,7 @@ pub async fn commit(
 /// Computes and stores the rating changes of a finished rated game, in the result's transaction.
 async fn rate(
     tx: &mut sqlx::PgConnection,
-    live: &mut Live,
+    live: &mut Game,
     step: &mut Step,
     cfg: &GameSettings,
 ) -> Result<(), CommitError> {
@@ -490,8 +491,8 @@ async fn rate(
         }
     }
     let now = live.finished_at.unwrap_or_else(OffsetDateTime::now_utc);
-    if let Some(ev) = step.events.iter_mut().find(|e| e.t == "end") {
-        ev.d = live.end_view(now, cfg);
+    if let Some(ev) = step.events.iter_mut().find(|e| matches!(e, Event::End(_))) {
+        *ev = Event::End(view::end(live, now, cfg));
     }
     Ok(())
 }

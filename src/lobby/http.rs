@@ -17,7 +17,7 @@ use crate::db;
 use crate::db::lobby::SeekRow;
 use crate::error::ApiError;
 use crate::game::identity::Identity;
-use crate::game::live::{CreateGame, PlayerRef};
+use crate::game::model::{CreateGame, PlayerRef};
 use crate::game::rating::{Perf, START};
 use crate::game::store::{self, CreateError};
 use crate::game::{GameId, TimeControl, random_base62};

@@ -25,7 +25,7 @@ use self::pools::{PoolEntry, Pools, Widening};
 use crate::broker::Broker;
 use crate::db;
 use crate::db::lobby::SeekRow;
-use crate::game::live::{CreateGame, PlayerRef};
+use crate::game::model::{CreateGame, PlayerRef};
 use crate::game::store::{self, CreateError};
 use crate::game::{GameId, TimeControl};
 use crate::settings::GameSettings;

@@ -5,11 +5,11 @@
 use chessgold_bot::Level;
 use chessgold_engine::registry::{AnyGame, VariantInfo};
 use chessgold_engine::{Color, Snapshot};
-use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::clock::{add_cs, cs_between, lag_credit, spend};
+use super::view::{self, Event};
 use super::{GameId, Status, TimeControl, flag};
 use crate::settings::GameSettings;
 
@@ -166,21 +166,6 @@ pub struct Closed {
     pub how: Closing,
 }
 
-impl Closed {
-    fn view(self) -> Value {
-        json!({"offer": self.offer.name(), "by": self.by.name(), "how": self.how.name()})
-    }
-}
-
-/// A room event to store and announce: its type and stored data.
-#[derive(Debug, Clone)]
-pub struct Event {
-    /// `move`, `start`, `offers`, `takeback`, `end`, `rematch`.
-    pub t: &'static str,
-    /// The data as stored (a `move` or `takeback` gets the state added when sent).
-    pub d: Value,
-}
-
 /// What an operation did.
 #[derive(Debug, Default)]
 pub struct Step {
@@ -212,10 +197,6 @@ fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
     Refusal::Code(code, message.into())
 }
 
-fn color_name(c: Option<Color>) -> Value {
-    c.map_or(Value::Null, |c| Value::from(c.name()))
-}
-
 /// Plays `actions` from the start of the variant; returns the game and the turns completed.
 ///
 /// # Errors
@@ -240,9 +221,9 @@ pub fn replay(
     Ok((game, turns))
 }
 
-/// A live or finished game with its engine game.
+/// A game, being played or finished, with its engine game: the record and every operation on it.
 #[derive(Debug, Clone)]
-pub struct Live {
+pub struct Game {
     /// Id.
     pub id: GameId,
     /// The variant.
@@ -289,7 +270,7 @@ pub struct Live {
     pub engine: Box<dyn AnyGame>,
 }
 
-impl Live {
+impl Game {
     /// The seat of a player.
     pub fn seat_of(&self, who: &PlayerRef) -> Option<Color> {
         Color::ALL.into_iter().find(|c| self.seats[c.index()].as_ref().is_some_and(|s| s.is(who)))
@@ -330,27 +311,6 @@ impl Live {
         !self.has_bot()
     }
 
-    /// The `clocks` object of the protocol at `now`.
-    pub fn clocks_view(&self, now: OffsetDateTime, cfg: &GameSettings) -> Value {
-        let c = self.clocks_at(now);
-        let first_move = if self.status == Status::Started && self.turns < 2 {
-            // `cs` is the time left for the first move, or null where none is due.
-            let left = self.first_move_due().then(|| {
-                let waited = self.turn_at.map_or(0, |at| cs_between(at, now));
-                (cfg.first_move_cs() - waited).max(0)
-            });
-            json!({"color": self.engine.turn().name(), "cs": left})
-        } else {
-            Value::Null
-        };
-        json!({
-            "white": c.map(|c| c[0]),
-            "black": c.map(|c| c[1]),
-            "running": if self.clock_running() { Value::from(self.engine.turn().name()) } else { Value::Null },
-            "first_move": first_move,
-        })
-    }
-
     /// When the game ends by itself unless someone acts: a first move due or a clock running out.
     pub fn deadline(&self, cfg: &GameSettings) -> Option<OffsetDateTime> {
         if self.status != Status::Started {
@@ -365,45 +325,9 @@ impl Live {
         Some(add_cs(at, i64::from(c[self.engine.turn().index()])))
     }
 
-    fn players_view(&self) -> Value {
-        let seat = |c: Color| match &self.seats[c.index()] {
-            None => Value::Null,
-            Some(s) => json!({
-                "name": s.name,
-                "user": s.user_id.is_some(),
-                "bot": s.bot.map(Level::number),
-                "rating": s.rating_before,
-                "provisional": s.provisional,
-                "rating_diff": match (s.rating_before, s.rating_after) {
-                    (Some(b), Some(a)) => Value::from(a - b),
-                    _ => Value::Null,
-                },
-            }),
-        };
-        json!({"white": seat(Color::White), "black": seat(Color::Black)})
-    }
-
-    fn offers_view(&self) -> Value {
-        json!({
-            "draw": color_name(self.offers.draw),
-            "takeback": color_name(self.offers.takeback),
-            "rematch": color_name(self.offers.rematch),
-        })
-    }
-
     /// The `offers` event: who offers what now, and the offers this step ended unaccepted.
     fn offers_event(&self, closed: &[Closed]) -> Event {
-        let mut d = self.offers_view();
-        if !closed.is_empty()
-            && let Some(obj) = d.as_object_mut()
-        {
-            obj.insert("closed".into(), closed.iter().map(|c| c.view()).collect());
-        }
-        Event { t: "offers", d }
-    }
-
-    fn status_view(&self) -> Value {
-        json!({"id": self.status.id(), "name": self.status.name()})
+        Event::Offers(view::offers(self, closed))
     }
 
     /// Seed and salt, published once the game is over.
@@ -412,75 +336,6 @@ impl Live {
             return (None, None);
         }
         (self.seed.filter(|_| self.info.seeded), self.salt.as_deref().map(hex))
-    }
-
-    /// Rating changes of a finished rated game.
-    pub fn ratings_view(&self) -> Value {
-        if !self.rated || self.status.is_live() {
-            return Value::Null;
-        }
-        let one = |c: Color| {
-            self.seats[c.index()].as_ref().and_then(|s| match (s.rating_before, s.rating_after) {
-                (Some(b), Some(a)) => {
-                    Some(json!({"before": b, "after": a, "diff": a - b, "provisional": s.provisional}))
-                }
-                _ => None,
-            })
-        };
-        match (one(Color::White), one(Color::Black)) {
-            (Some(w), Some(b)) => json!({"white": w, "black": b}),
-            _ => Value::Null,
-        }
-    }
-
-    /// The protocol's `full` data for a client in seat `you`.
-    pub fn full_view(&self, you: Option<Color>, now: OffsetDateTime, cfg: &GameSettings) -> Value {
-        let (seed, salt) = self.revealed_seed();
-        json!({
-            "id": self.id.as_str(),
-            "variant": self.info.id,
-            "variant_name": self.info.name,
-            "rated": self.rated,
-            "clock": self.clock.map(|c| json!({"limit": c.limit, "increment": c.increment})),
-            "status": self.status_view(),
-            "winner": color_name(self.winner),
-            "reason": self.reason,
-            "players": self.players_view(),
-            "you": color_name(you),
-            "clocks": self.clocks_view(now, cfg),
-            "offers": self.offers_view(),
-            "ratings": self.ratings_view(),
-            "seed_commitment": self.commitment,
-            "seed": seed,
-            "salt": salt,
-            "rematch": self.rematch_id,
-            "clock_history": self.clock_history(),
-            "claim_after": cfg.claim_after_secs,
-            "state": serde_json::to_value(self.snapshot()).unwrap_or(Value::Null),
-        })
-    }
-
-    /// Both clocks (White's, Black's, centiseconds) after each action, for replays; null in a
-    /// game without clocks.
-    fn clock_history(&self) -> Value {
-        if self.clock.is_none() {
-            return Value::Null;
-        }
-        self.actions.iter().map(|a| a.clocks.map_or(Value::Null, |c| json!([c[0], c[1]]))).collect()
-    }
-
-    /// The `end` event's data (ratings are filled in by the store for rated games).
-    pub fn end_view(&self, now: OffsetDateTime, cfg: &GameSettings) -> Value {
-        let (seed, salt) = self.revealed_seed();
-        json!({
-            "status": self.status_view(),
-            "winner": color_name(self.winner),
-            "reason": self.reason,
-            "clocks": self.clocks_view(now, cfg),
-            "ratings": self.ratings_view(),
-            "seed": seed,
-            "salt": salt,
-        })
     }
 
     fn require_started(&self) -> Result<(), Refusal> {
@@ -492,7 +347,7 @@ impl Live {
     }
 
     /// Ends the game: freezes the clocks and records the result.
-    fn finish(&mut self, status: Status, winner: Option<Color>, reason: &str, now: OffsetDateTime) -> Event {
+    fn finish(&mut self, status: Status, winner: Option<Color>, reason: &str, now: OffsetDateTime) {
         if let Some(c) = self.clocks_at(now) {
             self.clocks = Some(c);
         }
@@ -502,7 +357,6 @@ impl Live {
         self.turn_at = Some(now);
         self.finished_at = Some(now);
         self.offers = Offers::default();
-        Event { t: "end", d: Value::Null }
     }
 
     fn finish_step(
@@ -514,9 +368,8 @@ impl Live {
         now: OffsetDateTime,
         cfg: &GameSettings,
     ) -> Step {
-        let mut ev = self.finish(status, winner, reason, now);
-        ev.d = self.end_view(now, cfg);
-        step.events.push(ev);
+        self.finish(status, winner, reason, now);
+        step.events.push(Event::End(view::end(self, now, cfg)));
         step.finished = true;
         step
     }
@@ -602,10 +455,12 @@ impl Live {
         let seq = self.actions.len() as i32 + 1;
         let clocks = self.clocks_at(now);
         self.actions.push(ActionRec { seq, action: played.clone(), color: seat, clocks });
-        step.events.push(Event {
-            t: "move",
-            d: json!({"seq": seq, "action": played, "by": seat.name(), "clocks": self.clocks_view(now, cfg)}),
-        });
+        step.events.push(Event::Move(view::Move {
+            seq,
+            action: played,
+            by: seat.name(),
+            clocks: view::clocks(self, now, cfg),
+        }));
         // An offer of the opponent lapses when this player plays instead of answering it.
         let before = self.offers;
         let mut closed = Vec::new();
@@ -762,7 +617,7 @@ impl Live {
         self.offers.draw = None;
         Ok(Step {
             events: vec![
-                Event { t: "takeback", d: json!({"plies": keep, "clocks": self.clocks_view(now, cfg)}) },
+                Event::Takeback(view::Takeback { plies: keep, clocks: view::clocks(self, now, cfg) }),
                 self.offers_event(&[]),
             ],
             truncated: true,
@@ -802,7 +657,7 @@ impl Live {
                     opponent: Some(them),
                 };
                 Ok(Step {
-                    events: vec![self.offers_event(&[]), Event { t: "rematch", d: json!({"id": id.as_str()}) }],
+                    events: vec![self.offers_event(&[]), Event::Rematch(view::Rematch { id: id.to_string() })],
                     rematch: Some((id, create)),
                     ..Step::default()
                 })
@@ -869,9 +724,12 @@ impl Live {
         }
         self.seats[free.index()] = Some(seat);
         self.start(now);
-        let d =
-            json!({"status": self.status_view(), "players": self.players_view(), "clocks": self.clocks_view(now, cfg)});
-        Ok((free, Step { events: vec![Event { t: "start", d }], starts: true, ..Step::default() }))
+        let start = view::Start {
+            status: view::status(self),
+            players: view::players(self),
+            clocks: view::clocks(self, now, cfg),
+        };
+        Ok((free, Step { events: vec![Event::Start(start)], starts: true, ..Step::default() }))
     }
 
     /// The level of the bot to move, when a bot is to move in a game being played.
@@ -908,8 +766,18 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use chessgold_engine::registry::variant;
+    use serde_json::{Value, json};
 
     use super::*;
+    use crate::game::view::EventKind;
+
+    fn full(g: &Game, now: OffsetDateTime, c: &GameSettings) -> Value {
+        view::value(&view::full(g, None, now, c))
+    }
+
+    fn clocks(g: &Game, now: OffsetDateTime, c: &GameSettings) -> Value {
+        view::value(&view::clocks(g, now, c))
+    }
 
     fn cfg() -> GameSettings {
         crate::settings::Settings::defaults().unwrap().game
@@ -930,10 +798,10 @@ mod tests {
         }
     }
 
-    fn game(variant_id: &str, clock: Option<TimeControl>) -> Live {
+    fn game(variant_id: &str, clock: Option<TimeControl>) -> Game {
         let info = variant(variant_id).unwrap();
         let now = OffsetDateTime::now_utc();
-        let mut live = Live {
+        let mut live = Game {
             id: GameId::parse("abcdefgh").unwrap(),
             info,
             seed: info.seeded.then_some(7),
@@ -1025,7 +893,7 @@ mod tests {
         assert!(g.tick(at(29.0), &c).is_none());
         let step = g.tick(at(31.0), &c).unwrap();
         assert_eq!(g.status, Status::NoStart);
-        assert_eq!(step.events[0].t, "end");
+        assert_eq!(step.events[0].kind(), EventKind::End);
 
         let mut g = game("standard", TimeControl::new(1000, 0));
         g.turn_at = Some(at(0.0));
@@ -1070,7 +938,7 @@ mod tests {
         g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
         assert_eq!(g.bot_to_move(), Some((Color::Black, level)));
         assert_eq!(g.bots().collect::<Vec<_>>(), [(Color::Black, level)]);
-        assert_eq!(g.full_view(None, now, &c)["players"]["black"]["bot"], 4);
+        assert_eq!(full(&g, now, &c)["players"]["black"]["bot"], 4);
         g.resign(Color::White, now, &c).unwrap();
         assert_eq!(g.bot_to_move(), None, "nothing to do once the game is over");
     }
@@ -1085,10 +953,10 @@ mod tests {
         g.turn_at = Some(at(0.0));
         assert_eq!(g.deadline(&c), None, "the human may take as long as they like for the first move");
         assert!(g.tick(at(3600.0), &c).is_none());
-        assert_eq!(g.clocks_view(at(40.0), &c)["first_move"], json!({"color": "white", "cs": null}));
+        assert_eq!(clocks(&g, at(40.0), &c)["first_move"], json!({"color": "white", "cs": null}));
         g.play(Color::White, "e2e4", 0, None, at(3600.0), &c).unwrap();
         g.play(Color::Black, "e7e5", 1, None, at(3601.0), &c).unwrap();
-        assert_eq!(g.clocks_view(at(3602.0), &c)["first_move"], Value::Null);
+        assert_eq!(clocks(&g, at(3602.0), &c)["first_move"], Value::Null);
         assert_eq!(g.deadline(&c), Some(at(3601.0 + 10.0)), "from now on the clock runs as in any game");
         g.tick(at(3612.0), &c).unwrap();
         assert_eq!(g.status, Status::Outoftime);
@@ -1099,7 +967,7 @@ mod tests {
         let c = cfg();
         let now = OffsetDateTime::now_utc();
         let mut g = game("standard", None);
-        let closed = |step: &Step| step.events[0].d["closed"].clone();
+        let closed = |step: &Step| step.events[0].data()["closed"].clone();
         g.draw_yes(Color::White, now, &c).unwrap();
         let step = g.draw_no(Color::Black).unwrap();
         assert_eq!(closed(&step), json!([{"offer": "draw", "by": "black", "how": "declined"}]));
@@ -1113,19 +981,19 @@ mod tests {
         g.draw_yes(Color::Black, now, &c).unwrap();
         g.takeback_yes(Color::Black, now, &c).unwrap();
         let step = g.play(Color::White, "g1f3", 2, None, now, &c).unwrap();
-        let offers = step.events.iter().find(|e| e.t == "offers").unwrap();
+        let offers = step.events.iter().find(|e| e.kind() == EventKind::Offers).unwrap().data();
         assert_eq!(
-            offers.d["closed"],
+            offers["closed"],
             json!([
                 {"offer": "draw", "by": "white", "how": "lapsed"},
                 {"offer": "takeback", "by": "white", "how": "lapsed"}
             ])
         );
-        assert_eq!((offers.d["draw"].clone(), offers.d["takeback"].clone()), (Value::Null, Value::Null));
+        assert_eq!((offers["draw"].clone(), offers["takeback"].clone()), (Value::Null, Value::Null));
         // An offer made and accepted closes nothing.
         g.draw_yes(Color::White, now, &c).unwrap();
         let step = g.draw_yes(Color::Black, now, &c).unwrap();
-        assert!(step.events.iter().all(|e| e.d.get("closed").is_none()));
+        assert!(step.events.iter().all(|e| e.data().get("closed").is_none()));
     }
 
     #[test]
@@ -1136,9 +1004,9 @@ mod tests {
         g.play(Color::White, "e2e4", 0, None, at(5.0), &c).unwrap();
         g.play(Color::Black, "e7e5", 1, None, at(9.0), &c).unwrap();
         g.play(Color::White, "g1f3", 2, None, at(19.0), &c).unwrap();
-        let view = g.full_view(None, at(20.0), &c);
+        let view = full(&g, at(20.0), &c);
         assert_eq!(view["clock_history"], json!([[6000, 6000], [6000, 6000], [6000 - 1000 + 200, 6000]]));
-        assert_eq!(game("standard", None).full_view(None, at(0.0), &c)["clock_history"], Value::Null);
+        assert_eq!(full(&game("standard", None), at(0.0), &c)["clock_history"], Value::Null);
     }
 
     #[test]

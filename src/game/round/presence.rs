@@ -1,0 +1,98 @@
+//! Who is connected: each round records the seats alive on this instance and reads everyone's,
+//! tells the sockets when that changes, and measures how long a seat has been away for claims.
+
+use std::time::{Duration, Instant};
+
+use chessgold_engine::Color;
+use time::OffsetDateTime;
+
+use super::Round;
+use crate::db;
+use crate::game::clock::cs_between;
+use crate::game::parse_color;
+use crate::game::protocol;
+use crate::game::view::{self, Away, Crowd};
+
+/// How often a round records and reads signs of life.
+pub(super) const PRESENCE_EVERY: Duration = Duration::from_secs(2);
+/// A seat counts as connected while its last sign of life is this recent (seconds).
+pub(super) const CONNECTED_WITHIN_SECS: i64 = 6;
+
+impl Round {
+    /// Centiseconds since the seat's socket was last seen anywhere (0 while connected here).
+    pub(super) async fn away_cs(&mut self, seat: Color, now: OffsetDateTime) -> i64 {
+        if self.locally_alive(seat) {
+            return 0;
+        }
+        if let Ok(rows) = db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &[]).await {
+            self.store_last_seen(rows);
+        }
+        let since = self.last_seen[seat.index()].or(self.live.started_at).unwrap_or(now);
+        cs_between(since, now)
+    }
+
+    pub(super) fn locally_alive(&self, seat: Color) -> bool {
+        // A bot is always there: no claims against it, no "away" for it.
+        if self.live.seats[seat.index()].as_ref().is_some_and(|s| s.bot.is_some()) {
+            return true;
+        }
+        let idle = Duration::from_secs(self.cfg().socket_idle_secs);
+        self.conns.values().any(|c| c.seat == Some(seat) && c.last_alive.elapsed() < idle)
+    }
+
+    pub(super) fn store_last_seen(&mut self, rows: Vec<(String, Option<OffsetDateTime>)>) {
+        for (color, at) in rows {
+            if let Some(c) = parse_color(&color) {
+                self.last_seen[c.index()] = at;
+            }
+        }
+    }
+
+    pub(super) fn crowd_view(&self) -> Crowd {
+        let now = OffsetDateTime::now_utc();
+        let mut away = Away::default();
+        let mut on = [false; 2];
+        for c in Color::ALL {
+            let seen_recently =
+                self.last_seen[c.index()].is_some_and(|t| (now - t).whole_seconds() < CONNECTED_WITHIN_SECS);
+            on[c.index()] = self.locally_alive(c) || seen_recently;
+            if !on[c.index()] && self.live.seats[c.index()].is_some() {
+                let since = self.last_seen[c.index()].or(self.live.started_at).unwrap_or(self.live.created_at);
+                *away.of(c) = Some((now - since).whole_seconds().max(0));
+            }
+        }
+        Crowd { white: on[0], black: on[1], away }
+    }
+
+    /// Records this instance's live seats, reads everyone's, and tells the sockets when the
+    /// connection state changed.
+    pub(super) async fn presence(&mut self) {
+        let idle = Duration::from_secs(self.cfg().socket_idle_secs);
+        if self.conns.is_empty() {
+            if self.empty_since.is_none() {
+                self.empty_since = Some(Instant::now());
+            }
+            return;
+        }
+        let stale: Vec<u64> =
+            self.conns.iter().filter(|(_, c)| c.last_alive.elapsed() >= idle).map(|(id, _)| *id).collect();
+        for id in stale {
+            self.conns.remove(&id);
+        }
+        if !self.live.status.is_live() && self.live.offers.rematch.is_none() && self.crowd.is_some() {
+            return;
+        }
+        let alive: Vec<String> =
+            Color::ALL.into_iter().filter(|c| self.locally_alive(*c)).map(|c| c.name().to_string()).collect();
+        match db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &alive).await {
+            Ok(rows) => self.store_last_seen(rows),
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "recording presence"),
+        }
+        let view = self.crowd_view();
+        let changed = self.crowd.is_none_or(|old| (old.white, old.black) != (view.white, view.black));
+        if changed || view.away.any() {
+            self.send_all(&protocol::msg("crowd", view::value(&view)), None);
+        }
+        self.crowd = Some(view);
+    }
+}

@@ -4,13 +4,13 @@
 
 use chessgold_bot::Level;
 use chessgold_engine::registry::{AnyGame, VariantInfo};
-use chessgold_engine::{Color, Snapshot};
+use chessgold_engine::{Color, Snapshot, Status as EngineStatus};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::clock::{add_cs, cs_between, lag_credit, spend};
-use super::{GameId, Status, TimeControl, flag};
+use super::{GameId, Status, TimeControl};
 use crate::settings::GameSettings;
 
 /// Who sits in a seat: an account, a guest (by the id in the signed guest cookie) or a bot.
@@ -233,7 +233,7 @@ pub fn replay(
     for (i, a) in actions.iter().enumerate() {
         let before = game.turn();
         game.play(a).map_err(|e| anyhow::anyhow!("stored action {} '{a}' is refused: {e}", i + 1))?;
-        if game.turn() != before || game.snapshot().status != "ongoing" {
+        if game.turn() != before || game.outcome().is_some() {
             turns += 1;
         }
     }
@@ -532,12 +532,8 @@ impl Live {
             return Some(self.finish_step(Step::default(), Status::NoStart, None, "no_start", now, cfg));
         }
         let loser = self.engine.turn();
-        let snapshot = self.snapshot();
-        let (winner, reason) = if flag::can_win(&snapshot, (!loser).name()) {
-            (Some(!loser), "flag")
-        } else {
-            (None, "flag_insufficient_material")
-        };
+        let (winner, reason) =
+            if self.engine.can_win(!loser) { (Some(!loser), "flag") } else { (None, "flag_insufficient_material") };
         // Charge exactly the time that was left: the clock shows zero.
         let step = self.finish_step(Step::default(), Status::Outoftime, winner, reason, deadline, cfg);
         self.finished_at = Some(now);
@@ -575,8 +571,8 @@ impl Live {
         }
         let mut engine = self.engine.clone();
         let played = engine.play(text).map_err(|e| Refusal::Code(e.code(), e.message().to_string()))?;
-        let snapshot = engine.snapshot();
-        let over = snapshot.status != "ongoing";
+        let outcome = engine.outcome();
+        let over = outcome.is_some();
         let turn_ended = engine.turn() != seat || over;
         let mut step = Step { new_action: true, ..Step::default() };
         if turn_ended {
@@ -621,16 +617,14 @@ impl Live {
         if self.offers != before {
             step.events.push(self.offers_event(&closed));
         }
-        if over {
-            let status = match snapshot.status {
-                "checkmate" => Status::Mate,
-                "stalemate" => Status::Stalemate,
-                "variant_end" => Status::VariantEnd,
-                _ => Status::Draw,
+        if let Some(end) = outcome {
+            let status = match end.status {
+                EngineStatus::Checkmate => Status::Mate,
+                EngineStatus::Stalemate => Status::Stalemate,
+                EngineStatus::VariantEnd => Status::VariantEnd,
+                EngineStatus::Draw | EngineStatus::Ongoing => Status::Draw,
             };
-            let winner = snapshot.winner.and_then(super::parse_color);
-            let reason = snapshot.reason.unwrap_or(snapshot.status);
-            step = self.finish_step(step, status, winner, reason, now, cfg);
+            step = self.finish_step(step, status, end.winner, end.reason.as_str(), now, cfg);
         }
         Ok(step)
     }

@@ -3,7 +3,6 @@
 
 pub mod clock;
 pub mod export;
-pub mod flag;
 pub mod http;
 pub mod identity;
 pub mod live;

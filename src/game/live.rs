@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::clock::{add_cs, cs_between, lag_credit, spend};
+use super::refusal::RefusalCode;
 use super::{GameId, Status, TimeControl};
 use crate::settings::GameSettings;
 
@@ -203,12 +204,12 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// Refused; nothing changed.
-    Code(&'static str, String),
+    Code(RefusalCode, String),
     /// The action was already committed at that ply by the same player: acknowledge again.
     Duplicate,
 }
 
-fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+fn refuse(code: RefusalCode, message: impl Into<String>) -> Refusal {
     Refusal::Code(code, message.into())
 }
 
@@ -486,8 +487,8 @@ impl Live {
     fn require_started(&self) -> Result<(), Refusal> {
         match self.status {
             Status::Started => Ok(()),
-            Status::Created => Err(refuse("not_started", "the game waits for an opponent")),
-            _ => Err(refuse("game_over", "the game is over")),
+            Status::Created => Err(refuse(RefusalCode::NotStarted, "the game waits for an opponent")),
+            _ => Err(refuse(RefusalCode::GameOver, "the game is over")),
         }
     }
 
@@ -561,16 +562,17 @@ impl Live {
         }
         self.require_started()?;
         if self.engine.turn() != seat {
-            return Err(refuse("not_your_turn", format!("it is {}'s turn", self.engine.turn().name())));
+            return Err(refuse(RefusalCode::NotYourTurn, format!("it is {}'s turn", self.engine.turn().name())));
         }
         if ply != self.actions.len() {
             return Err(refuse(
-                "stale",
+                RefusalCode::Stale,
                 format!("the game has {} actions, not {ply}: the state changed", self.actions.len()),
             ));
         }
         let mut engine = self.engine.clone();
-        let played = engine.play(text).map_err(|e| Refusal::Code(e.code(), e.message().to_string()))?;
+        let played =
+            engine.play(text).map_err(|e| Refusal::Code(RefusalCode::of_action(&e), e.message().to_string()))?;
         let outcome = engine.outcome();
         let over = outcome.is_some();
         let turn_ended = engine.turn() != seat || over;
@@ -583,7 +585,7 @@ impl Live {
                 let quota = seat_row.as_ref().map_or(0, |s| s.lag_quota);
                 let credit = lag_credit(lag, cfg.lag_per_move_cs, quota);
                 let Some(left) = spend(c[seat.index()], cs_between(at, now), credit, tc.increment) else {
-                    return Err(refuse("game_over", "your clock ran out"));
+                    return Err(refuse(RefusalCode::GameOver, "your clock ran out"));
                 };
                 if let Some(s) = seat_row {
                     s.lag_quota -= credit;
@@ -652,10 +654,10 @@ impl Live {
     /// Both sides have moved, or the game is over.
     pub fn abort(&mut self, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
         if !self.status.is_live() {
-            return Err(refuse("game_over", "the game is over"));
+            return Err(refuse(RefusalCode::GameOver, "the game is over"));
         }
         if self.turns >= 2 {
-            return Err(refuse("not_allowed", "both sides have moved: resign instead"));
+            return Err(refuse(RefusalCode::AbortTooLate, "both sides have moved: resign instead"));
         }
         Ok(self.finish_step(Step::default(), Status::Aborted, None, "abort", now, cfg))
     }
@@ -684,7 +686,7 @@ impl Live {
             OfferKind::Rematch => &mut self.offers.rematch,
         };
         let Some(by) = slot.take() else {
-            return Err(refuse("not_allowed", format!("there is no {} offer to answer", offer.name())));
+            return Err(refuse(RefusalCode::NoOffer, format!("there is no {} offer to answer", offer.name())));
         };
         let how = if by == seat { Closing::Withdrawn } else { Closing::Declined };
         Ok(Step { events: vec![self.offers_event(&[Closed { offer, by: seat, how }])], ..Step::default() })
@@ -705,14 +707,14 @@ impl Live {
     pub fn takeback_yes(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
         self.require_started()?;
         if self.rated {
-            return Err(refuse("not_allowed", "rated games have no takebacks"));
+            return Err(refuse(RefusalCode::RatedNoTakeback, "rated games have no takebacks"));
         }
         match self.offers.takeback {
             Some(c) if c == !seat => self.take_back(!seat, now, cfg),
             Some(_) => Ok(Step::default()),
             None => {
                 if !self.actions.iter().any(|a| a.color == seat) {
-                    return Err(refuse("not_allowed", "you have no action to take back"));
+                    return Err(refuse(RefusalCode::NothingToTakeBack, "you have no action to take back"));
                 }
                 self.offers.takeback = Some(seat);
                 Ok(Step { events: vec![self.offers_event(&[])], ..Step::default() })
@@ -733,7 +735,7 @@ impl Live {
         let mut keep = self.actions.len();
         loop {
             let Some(last) = keep.checked_sub(1).map(|i| self.actions[i].color) else {
-                return Err(refuse("not_allowed", "nothing to take back"));
+                return Err(refuse(RefusalCode::NothingToTakeBack, "nothing to take back"));
             };
             while keep > 0 && self.actions[keep - 1].color == last {
                 keep -= 1;
@@ -744,7 +746,7 @@ impl Live {
         }
         let texts: Vec<String> = self.actions[..keep].iter().map(|a| a.action.clone()).collect();
         let (engine, turns) = replay(self.info, self.seed, &texts)
-            .map_err(|e| refuse("unavailable", format!("the game could not be rebuilt: {e}")))?;
+            .map_err(|e| refuse(RefusalCode::Unavailable, format!("the game could not be rebuilt: {e}")))?;
         if let Some(c) = self.clocks_at(now) {
             self.clocks = Some(c);
         }
@@ -770,10 +772,10 @@ impl Live {
     /// The game is not over, or the rematch exists already.
     pub fn rematch_yes(&mut self, seat: Color) -> Result<Step, Refusal> {
         if self.status.is_live() {
-            return Err(refuse("not_allowed", "the game is not over"));
+            return Err(refuse(RefusalCode::RematchTooEarly, "the game is not over"));
         }
         if self.rematch_id.is_some() {
-            return Err(refuse("not_allowed", "the rematch exists already"));
+            return Err(refuse(RefusalCode::RematchExists, "the rematch exists already"));
         }
         match self.offers.rematch {
             Some(c) if c == !seat => {
@@ -781,9 +783,9 @@ impl Live {
                     self.seats[seat.index()].as_ref().and_then(Seat::player),
                     self.seats[(!seat).index()].as_ref().and_then(Seat::player),
                 ) else {
-                    return Err(refuse("not_allowed", "the game has no opponent"));
+                    return Err(refuse(RefusalCode::NoOpponent, "the game has no opponent"));
                 };
-                let id = GameId::random().map_err(|e| refuse("unavailable", e.to_string()))?;
+                let id = GameId::random().map_err(|e| refuse(RefusalCode::Unavailable, e.to_string()))?;
                 self.rematch_id = Some(id.to_string());
                 self.offers.rematch = None;
                 let create = CreateGame {
@@ -832,7 +834,7 @@ impl Live {
         self.require_started()?;
         if away_cs < cfg.claim_after_cs() {
             return Err(refuse(
-                "not_allowed",
+                RefusalCode::ClaimTooEarly,
                 format!(
                     "the opponent has been away for {} s; claims open at {} s",
                     away_cs / 100,
@@ -853,13 +855,13 @@ impl Live {
     /// The game is not waiting, or the player sits in the other seat.
     pub fn join(&mut self, seat: Seat, now: OffsetDateTime, cfg: &GameSettings) -> Result<(Color, Step), Refusal> {
         if self.status != Status::Created {
-            return Err(refuse("not_allowed", "the game is not waiting for an opponent"));
+            return Err(refuse(RefusalCode::NotWaiting, "the game is not waiting for an opponent"));
         }
         let Some(free) = Color::ALL.into_iter().find(|c| self.seats[c.index()].is_none()) else {
-            return Err(refuse("not_allowed", "both seats are taken"));
+            return Err(refuse(RefusalCode::SeatsTaken, "both seats are taken"));
         };
         if seat.player().is_some_and(|p| self.seat_of(&p).is_some()) {
-            return Err(refuse("not_allowed", "you already play in this game"));
+            return Err(refuse(RefusalCode::AlreadySeated, "you already play in this game"));
         }
         self.seats[free.index()] = Some(seat);
         self.start(now);
@@ -1001,13 +1003,19 @@ mod tests {
         let now = OffsetDateTime::now_utc();
         assert_eq!(
             g.play(Color::Black, "e7e5", 0, None, now, &c).unwrap_err().clone(),
-            Refusal::Code("not_your_turn", "it is white's turn".into())
+            Refusal::Code(RefusalCode::NotYourTurn, "it is white's turn".into())
         );
         g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
         assert_eq!(g.play(Color::White, "e2e4", 0, None, now, &c).unwrap_err(), Refusal::Duplicate);
-        assert!(matches!(g.play(Color::Black, "e7e5", 0, None, now, &c), Err(Refusal::Code("stale", _))));
-        assert!(matches!(g.play(Color::Black, "e7e4", 1, None, now, &c), Err(Refusal::Code("illegal_action", _))));
-        assert!(matches!(g.play(Color::Black, "zz", 1, None, now, &c), Err(Refusal::Code("malformed_action", _))));
+        assert!(matches!(g.play(Color::Black, "e7e5", 0, None, now, &c), Err(Refusal::Code(RefusalCode::Stale, _))));
+        assert!(matches!(
+            g.play(Color::Black, "e7e4", 1, None, now, &c),
+            Err(Refusal::Code(RefusalCode::IllegalAction, _))
+        ));
+        assert!(matches!(
+            g.play(Color::Black, "zz", 1, None, now, &c),
+            Err(Refusal::Code(RefusalCode::MalformedAction, _))
+        ));
         assert_eq!(g.actions.len(), 1);
     }
 
@@ -1100,7 +1108,7 @@ mod tests {
         g.draw_yes(Color::White, now, &c).unwrap();
         let step = g.draw_no(Color::White).unwrap();
         assert_eq!(closed(&step), json!([{"offer": "draw", "by": "white", "how": "withdrawn"}]));
-        assert!(matches!(g.draw_no(Color::Black), Err(Refusal::Code("not_allowed", _))));
+        assert!(matches!(g.draw_no(Color::Black), Err(Refusal::Code(RefusalCode::NoOffer, _))));
         // Black offers a draw and asks for a takeback... after White's move, White plays on.
         g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
         g.play(Color::Black, "e7e5", 1, None, now, &c).unwrap();

@@ -8,6 +8,7 @@ pub mod identity;
 pub mod live;
 pub mod protocol;
 pub mod rating;
+pub mod refusal;
 pub mod round;
 pub mod socket;
 pub mod store;

@@ -24,6 +24,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::clock::cs_between;
 use super::live::{Event, Live, PlayerRef, Refusal, Step, replay};
 use super::protocol::{self, ClientMsg, Command, Room};
+use super::refusal::RefusalCode;
 use super::store::{self, CommitError};
 use super::{GameId, parse_color};
 use crate::bots::{self, Thinkers};
@@ -126,14 +127,14 @@ pub enum ApiOp {
 /// Why a board-API request was refused: a socket error code and a sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiRefusal {
-    /// The socket protocol's code (`not_your_turn`, `illegal_action`, ...).
-    pub code: &'static str,
+    /// The socket protocol's code.
+    pub code: RefusalCode,
     /// What is wrong.
     pub message: String,
 }
 
 impl ApiRefusal {
-    fn new(code: &'static str, message: impl Into<String>) -> ApiRefusal {
+    fn new(code: RefusalCode, message: impl Into<String>) -> ApiRefusal {
         ApiRefusal { code, message: message.into() }
     }
 }
@@ -160,7 +161,7 @@ fn run_command(
         (Command::ClaimVictory, Some(away)) => live.claim(seat, true, away, now, cfg),
         (Command::ClaimDraw, Some(away)) => live.claim(seat, false, away, now, cfg),
         (Command::ClaimVictory | Command::ClaimDraw, None) => {
-            Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
+            Err(Refusal::Code(RefusalCode::ClaimNotOffered, "claims are not offered by the board API".into()))
         }
     }
 }
@@ -171,7 +172,7 @@ enum Applied {
     /// Committed, or nothing to commit.
     Done,
     /// Refused; nothing changed.
-    Refused(&'static str, String),
+    Refused(RefusalCode, String),
     /// Someone else changed the game first; it was reloaded.
     Conflict,
     /// The database failed.
@@ -205,12 +206,12 @@ impl Rounds {
                 // a round that found no game closes at once.
                 Err(_) => {
                     if matches!(store::load(&self.ctx.pool, id).await, Ok(None)) {
-                        return Err(ApiRefusal::new("not_found", "there is no such game"));
+                        return Err(ApiRefusal::new(RefusalCode::NotFound, "there is no such game"));
                     }
                 }
             }
         }
-        Err(ApiRefusal::new("unavailable", "the game is not available; try again"))
+        Err(ApiRefusal::new(RefusalCode::Unavailable, "the game is not available; try again"))
     }
 }
 
@@ -594,7 +595,7 @@ impl Round {
         op: ApiOp,
     ) -> Result<(), ApiRefusal> {
         let Some(seat) = who.iter().find_map(|p| self.live.seat_of(p)) else {
-            return Err(ApiRefusal::new("not_a_player", "you do not play in this game"));
+            return Err(ApiRefusal::new(RefusalCode::NotAPlayer, "you do not play in this game"));
         };
         // Another instance may have committed a change whose notice has not arrived yet: an HTTP
         // client, unlike a socket, would not hear of it and resend, so catch up first.
@@ -629,11 +630,11 @@ impl Round {
                 Applied::Refused(code, message) => return Err(ApiRefusal::new(code, message)),
                 Applied::Conflict => {}
                 Applied::Failed => {
-                    return Err(ApiRefusal::new("unavailable", "the game could not be saved; try again"));
+                    return Err(ApiRefusal::new(RefusalCode::Unavailable, "the game could not be saved; try again"));
                 }
             }
         }
-        Err(ApiRefusal::new("stale", "the game kept changing meanwhile; try again"))
+        Err(ApiRefusal::new(RefusalCode::Stale, "the game kept changing meanwhile; try again"))
     }
 
     /// Brings a joining client up to date: missed events or a full resync, then its chat room,
@@ -692,7 +693,7 @@ impl Round {
             ClientMsg::Chat { room, text, .. } => self.chat(conn, room, &text, ack).await,
             ClientMsg::Action { action, ply, lag, .. } => {
                 let Some(seat) = seat else {
-                    return self.send(conn, protocol::error("not_a_player", "spectators cannot play", ack));
+                    return self.send(conn, protocol::error(RefusalCode::NotAPlayer, "spectators cannot play", ack));
                 };
                 self.on_deadline().await;
                 let cfg = self.ctx.cfg.clone();
@@ -700,7 +701,7 @@ impl Round {
             }
             ClientMsg::Command { command, .. } => {
                 let Some(seat) = seat else {
-                    return self.send(conn, protocol::error("not_a_player", "spectators cannot do that", ack));
+                    return self.send(conn, protocol::error(RefusalCode::NotAPlayer, "spectators cannot do that", ack));
                 };
                 self.on_deadline().await;
                 let cfg = self.ctx.cfg.clone();
@@ -723,14 +724,16 @@ impl Round {
             Applied::Conflict => {
                 // Another tab or instance changed the game first: this one is refused and
                 // gets the current state.
-                self.send(conn, protocol::error("stale", "the game changed meanwhile; here is its state", ack));
+                self.send(
+                    conn,
+                    protocol::error(RefusalCode::Stale, "the game changed meanwhile; here is its state", ack),
+                );
                 let seat = self.conns.get(&conn).and_then(|c| c.seat);
                 let full = self.full(seat);
                 self.send(conn, full);
             }
-            Applied::Failed => {
-                self.send(conn, protocol::error("unavailable", "the game could not be saved; try again", ack))
-            }
+            Applied::Failed => self
+                .send(conn, protocol::error(RefusalCode::Unavailable, "the game could not be saved; try again", ack)),
         }
     }
 
@@ -872,7 +875,7 @@ impl Round {
             Applied::Done | Applied::Conflict => {}
             Applied::Failed => self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1)),
             Applied::Refused(code, message) => {
-                tracing::error!(game.id = %self.live.id, code, message, action, "the bot's action was refused");
+                tracing::error!(game.id = %self.live.id, code = %code, message, action, "the bot's action was refused");
                 self.bot_fallback().await;
             }
         }
@@ -993,7 +996,7 @@ impl Round {
             } else {
                 "players do not write in the spectators' chat"
             };
-            return self.send(conn, protocol::error("not_allowed", why, ack));
+            return self.send(conn, protocol::error(RefusalCode::WrongChatRoom, why, ack));
         }
         let (seat, name, user_id) = (c.seat, c.name.clone(), c.user_id);
         match self.chat_line(room, seat, name, user_id, text).await {
@@ -1017,11 +1020,11 @@ impl Round {
     ) -> Result<(), ApiRefusal> {
         let clean: String = text.chars().filter(|ch| !ch.is_control()).collect::<String>().trim().to_string();
         if clean.is_empty() {
-            return Err(ApiRefusal::new("chat_empty", "the line is empty"));
+            return Err(ApiRefusal::new(RefusalCode::ChatEmpty, "the line is empty"));
         }
         let max = self.cfg().chat_max_chars;
         if clean.chars().count() > max {
-            return Err(ApiRefusal::new("chat_too_long", format!("a line has at most {max} characters")));
+            return Err(ApiRefusal::new(RefusalCode::ChatTooLong, format!("a line has at most {max} characters")));
         }
         let line = ChatRow {
             room: room.as_str().to_string(),
@@ -1032,7 +1035,7 @@ impl Round {
         };
         if let Err(e) = db::games::insert_chat(&self.ctx.pool, self.live.id.as_str(), &line, user_id).await {
             tracing::error!(error = format!("{e:#}"), "storing a chat line");
-            return Err(ApiRefusal::new("unavailable", "the line could not be saved"));
+            return Err(ApiRefusal::new(RefusalCode::Unavailable, "the line could not be saved"));
         }
         let notice = json!({"kind": "chat", "room": room.as_str(), "line": chat_line(&line)}).to_string();
         if self.ctx.broker.publish(&channel(&self.live.id), &notice).await.is_err() {

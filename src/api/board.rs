@@ -18,6 +18,7 @@ use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_
 use crate::error::ApiError;
 use crate::game::model::{Game, PlayerRef};
 use crate::game::protocol::{Command, Room};
+use crate::game::refusal::RefusalCode;
 use crate::game::round::{ApiOp, ApiRefusal, JoinRequest, Msg};
 use crate::game::{GameId, store};
 use crate::startup::AppState;
@@ -46,11 +47,11 @@ fn game_id(text: &str) -> Result<GameId, ApiError> {
 /// A round's refusal as an HTTP answer.
 fn refused(e: ApiRefusal) -> ApiError {
     let status = match e.code {
-        "not_found" | "not_a_player" => StatusCode::NOT_FOUND,
-        "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+        RefusalCode::NotFound | RefusalCode::NotAPlayer => StatusCode::NOT_FOUND,
+        RefusalCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::BAD_REQUEST,
     };
-    ApiError::new(status, e.code, e.message)
+    ApiError::new(status, e.code.as_str(), e.message)
 }
 
 async fn run(state: &AppState, user: &ApiUser, id: &str, op: ApiOp) -> Result<HttpResponse, ApiError> {
@@ -82,7 +83,7 @@ async fn play(
     let user = require(&req, &state, &session, &["board:play"]).await?;
     let (id, action) = path.into_inner();
     if action.len() > 32 {
-        return Err(ApiError::bad_request("malformed_action", "an action has at most 32 bytes"));
+        return Err(ApiError::bad_request(RefusalCode::MalformedAction.as_str(), "an action has at most 32 bytes"));
     }
     let offering_draw = web::Query::<MoveQuery>::from_query(req.query_string())
         .map_err(|e| ApiError::bad_request("bad_query", e.to_string()))?
@@ -185,7 +186,7 @@ async fn chat(
     if let Err(wait) = state.limiters.api_chat(user.id) {
         let mut e = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "chat_flood",
+            RefusalCode::ChatFlood.as_str(),
             format!("at most 5 lines per 10 s; wait {wait} s"),
         );
         e.retry_after = Some(wait);

@@ -6,6 +6,7 @@ use chessgold_engine::registry::{variant, variant_ids};
 use serde::Deserialize;
 
 use crate::error::ApiError;
+use crate::game::refusal::RefusalCode;
 use crate::startup::AppState;
 
 /// Longest action text accepted (the longest notation form is well below this).
@@ -78,14 +79,17 @@ pub async fn play(state: web::Data<AppState>, body: web::Json<LocalRequest>) -> 
     for (i, action) in body.actions.iter().enumerate() {
         if action.len() > MAX_ACTION_LEN {
             let mut e = ApiError::unprocessable(
-                "malformed_action",
+                RefusalCode::MalformedAction.as_str(),
                 format!("actions[{i}] is {} bytes long; no action is longer than {MAX_ACTION_LEN}", action.len()),
             );
             e.index = Some(i);
             return Err(e);
         }
         if let Err(err) = game.play(action) {
-            let mut e = ApiError::unprocessable(err.code(), format!("actions[{i}] '{action}': {}", err.message()));
+            let mut e = ApiError::unprocessable(
+                RefusalCode::of_action(&err).as_str(),
+                format!("actions[{i}] '{action}': {}", err.message()),
+            );
             e.index = Some(i);
             return Err(e);
         }

@@ -3,12 +3,12 @@
 
 pub mod clock;
 pub mod export;
-pub mod flag;
 pub mod http;
 pub mod identity;
 pub mod model;
 pub mod protocol;
 pub mod rating;
+pub mod refusal;
 pub mod round;
 pub mod socket;
 pub mod store;

@@ -4,13 +4,14 @@
 
 use chessgold_bot::Level;
 use chessgold_engine::registry::{AnyGame, VariantInfo};
-use chessgold_engine::{Color, Snapshot};
+use chessgold_engine::{Color, Snapshot, Status as EngineStatus};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::clock::{add_cs, cs_between, lag_credit, spend};
+use super::refusal::RefusalCode;
 use super::view::{self, Event};
-use super::{GameId, Status, TimeControl, flag};
+use super::{GameId, Status, TimeControl};
 use crate::settings::GameSettings;
 
 /// Who sits in a seat: an account, a guest (by the id in the signed guest cookie) or a bot.
@@ -188,12 +189,12 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// Refused; nothing changed.
-    Code(&'static str, String),
+    Code(RefusalCode, String),
     /// The action was already committed at that ply by the same player: acknowledge again.
     Duplicate,
 }
 
-fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+fn refuse(code: RefusalCode, message: impl Into<String>) -> Refusal {
     Refusal::Code(code, message.into())
 }
 
@@ -214,7 +215,7 @@ pub fn replay(
     for (i, a) in actions.iter().enumerate() {
         let before = game.turn();
         game.play(a).map_err(|e| anyhow::anyhow!("stored action {} '{a}' is refused: {e}", i + 1))?;
-        if game.turn() != before || game.snapshot().status != "ongoing" {
+        if game.turn() != before || game.outcome().is_some() {
             turns += 1;
         }
     }
@@ -341,8 +342,8 @@ impl Game {
     fn require_started(&self) -> Result<(), Refusal> {
         match self.status {
             Status::Started => Ok(()),
-            Status::Created => Err(refuse("not_started", "the game waits for an opponent")),
-            _ => Err(refuse("game_over", "the game is over")),
+            Status::Created => Err(refuse(RefusalCode::NotStarted, "the game waits for an opponent")),
+            _ => Err(refuse(RefusalCode::GameOver, "the game is over")),
         }
     }
 
@@ -385,12 +386,8 @@ impl Game {
             return Some(self.finish_step(Step::default(), Status::NoStart, None, "no_start", now, cfg));
         }
         let loser = self.engine.turn();
-        let snapshot = self.snapshot();
-        let (winner, reason) = if flag::can_win(&snapshot, (!loser).name()) {
-            (Some(!loser), "flag")
-        } else {
-            (None, "flag_insufficient_material")
-        };
+        let (winner, reason) =
+            if self.engine.can_win(!loser) { (Some(!loser), "flag") } else { (None, "flag_insufficient_material") };
         // Charge exactly the time that was left: the clock shows zero.
         let step = self.finish_step(Step::default(), Status::Outoftime, winner, reason, deadline, cfg);
         self.finished_at = Some(now);
@@ -418,18 +415,19 @@ impl Game {
         }
         self.require_started()?;
         if self.engine.turn() != seat {
-            return Err(refuse("not_your_turn", format!("it is {}'s turn", self.engine.turn().name())));
+            return Err(refuse(RefusalCode::NotYourTurn, format!("it is {}'s turn", self.engine.turn().name())));
         }
         if ply != self.actions.len() {
             return Err(refuse(
-                "stale",
+                RefusalCode::Stale,
                 format!("the game has {} actions, not {ply}: the state changed", self.actions.len()),
             ));
         }
         let mut engine = self.engine.clone();
-        let played = engine.play(text).map_err(|e| Refusal::Code(e.code(), e.message().to_string()))?;
-        let snapshot = engine.snapshot();
-        let over = snapshot.status != "ongoing";
+        let played =
+            engine.play(text).map_err(|e| Refusal::Code(RefusalCode::of_action(&e), e.message().to_string()))?;
+        let outcome = engine.outcome();
+        let over = outcome.is_some();
         let turn_ended = engine.turn() != seat || over;
         let mut step = Step { new_action: true, ..Step::default() };
         if turn_ended {
@@ -440,7 +438,7 @@ impl Game {
                 let quota = seat_row.as_ref().map_or(0, |s| s.lag_quota);
                 let credit = lag_credit(lag, cfg.lag_per_move_cs, quota);
                 let Some(left) = spend(c[seat.index()], cs_between(at, now), credit, tc.increment) else {
-                    return Err(refuse("game_over", "your clock ran out"));
+                    return Err(refuse(RefusalCode::GameOver, "your clock ran out"));
                 };
                 if let Some(s) = seat_row {
                     s.lag_quota -= credit;
@@ -476,16 +474,14 @@ impl Game {
         if self.offers != before {
             step.events.push(self.offers_event(&closed));
         }
-        if over {
-            let status = match snapshot.status {
-                "checkmate" => Status::Mate,
-                "stalemate" => Status::Stalemate,
-                "variant_end" => Status::VariantEnd,
-                _ => Status::Draw,
+        if let Some(end) = outcome {
+            let status = match end.status {
+                EngineStatus::Checkmate => Status::Mate,
+                EngineStatus::Stalemate => Status::Stalemate,
+                EngineStatus::VariantEnd => Status::VariantEnd,
+                EngineStatus::Draw | EngineStatus::Ongoing => Status::Draw,
             };
-            let winner = snapshot.winner.and_then(super::parse_color);
-            let reason = snapshot.reason.unwrap_or(snapshot.status);
-            step = self.finish_step(step, status, winner, reason, now, cfg);
+            step = self.finish_step(step, status, end.winner, end.reason.as_str(), now, cfg);
         }
         Ok(step)
     }
@@ -513,10 +509,10 @@ impl Game {
     /// Both sides have moved, or the game is over.
     pub fn abort(&mut self, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
         if !self.status.is_live() {
-            return Err(refuse("game_over", "the game is over"));
+            return Err(refuse(RefusalCode::GameOver, "the game is over"));
         }
         if self.turns >= 2 {
-            return Err(refuse("not_allowed", "both sides have moved: resign instead"));
+            return Err(refuse(RefusalCode::AbortTooLate, "both sides have moved: resign instead"));
         }
         Ok(self.finish_step(Step::default(), Status::Aborted, None, "abort", now, cfg))
     }
@@ -545,7 +541,7 @@ impl Game {
             OfferKind::Rematch => &mut self.offers.rematch,
         };
         let Some(by) = slot.take() else {
-            return Err(refuse("not_allowed", format!("there is no {} offer to answer", offer.name())));
+            return Err(refuse(RefusalCode::NoOffer, format!("there is no {} offer to answer", offer.name())));
         };
         let how = if by == seat { Closing::Withdrawn } else { Closing::Declined };
         Ok(Step { events: vec![self.offers_event(&[Closed { offer, by: seat, how }])], ..Step::default() })
@@ -566,14 +562,14 @@ impl Game {
     pub fn takeback_yes(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
         self.require_started()?;
         if self.rated {
-            return Err(refuse("not_allowed", "rated games have no takebacks"));
+            return Err(refuse(RefusalCode::RatedNoTakeback, "rated games have no takebacks"));
         }
         match self.offers.takeback {
             Some(c) if c == !seat => self.take_back(!seat, now, cfg),
             Some(_) => Ok(Step::default()),
             None => {
                 if !self.actions.iter().any(|a| a.color == seat) {
-                    return Err(refuse("not_allowed", "you have no action to take back"));
+                    return Err(refuse(RefusalCode::NothingToTakeBack, "you have no action to take back"));
                 }
                 self.offers.takeback = Some(seat);
                 Ok(Step { events: vec![self.offers_event(&[])], ..Step::default() })
@@ -594,7 +590,7 @@ impl Game {
         let mut keep = self.actions.len();
         loop {
             let Some(last) = keep.checked_sub(1).map(|i| self.actions[i].color) else {
-                return Err(refuse("not_allowed", "nothing to take back"));
+                return Err(refuse(RefusalCode::NothingToTakeBack, "nothing to take back"));
             };
             while keep > 0 && self.actions[keep - 1].color == last {
                 keep -= 1;
@@ -605,7 +601,7 @@ impl Game {
         }
         let texts: Vec<String> = self.actions[..keep].iter().map(|a| a.action.clone()).collect();
         let (engine, turns) = replay(self.info, self.seed, &texts)
-            .map_err(|e| refuse("unavailable", format!("the game could not be rebuilt: {e}")))?;
+            .map_err(|e| refuse(RefusalCode::Unavailable, format!("the game could not be rebuilt: {e}")))?;
         if let Some(c) = self.clocks_at(now) {
             self.clocks = Some(c);
         }
@@ -631,10 +627,10 @@ impl Game {
     /// The game is not over, or the rematch exists already.
     pub fn rematch_yes(&mut self, seat: Color) -> Result<Step, Refusal> {
         if self.status.is_live() {
-            return Err(refuse("not_allowed", "the game is not over"));
+            return Err(refuse(RefusalCode::RematchTooEarly, "the game is not over"));
         }
         if self.rematch_id.is_some() {
-            return Err(refuse("not_allowed", "the rematch exists already"));
+            return Err(refuse(RefusalCode::RematchExists, "the rematch exists already"));
         }
         match self.offers.rematch {
             Some(c) if c == !seat => {
@@ -642,9 +638,9 @@ impl Game {
                     self.seats[seat.index()].as_ref().and_then(Seat::player),
                     self.seats[(!seat).index()].as_ref().and_then(Seat::player),
                 ) else {
-                    return Err(refuse("not_allowed", "the game has no opponent"));
+                    return Err(refuse(RefusalCode::NoOpponent, "the game has no opponent"));
                 };
-                let id = GameId::random().map_err(|e| refuse("unavailable", e.to_string()))?;
+                let id = GameId::random().map_err(|e| refuse(RefusalCode::Unavailable, e.to_string()))?;
                 self.rematch_id = Some(id.to_string());
                 self.offers.rematch = None;
                 let create = CreateGame {
@@ -693,7 +689,7 @@ impl Game {
         self.require_started()?;
         if away_cs < cfg.claim_after_cs() {
             return Err(refuse(
-                "not_allowed",
+                RefusalCode::ClaimTooEarly,
                 format!(
                     "the opponent has been away for {} s; claims open at {} s",
                     away_cs / 100,
@@ -714,13 +710,13 @@ impl Game {
     /// The game is not waiting, or the player sits in the other seat.
     pub fn join(&mut self, seat: Seat, now: OffsetDateTime, cfg: &GameSettings) -> Result<(Color, Step), Refusal> {
         if self.status != Status::Created {
-            return Err(refuse("not_allowed", "the game is not waiting for an opponent"));
+            return Err(refuse(RefusalCode::NotWaiting, "the game is not waiting for an opponent"));
         }
         let Some(free) = Color::ALL.into_iter().find(|c| self.seats[c.index()].is_none()) else {
-            return Err(refuse("not_allowed", "both seats are taken"));
+            return Err(refuse(RefusalCode::SeatsTaken, "both seats are taken"));
         };
         if seat.player().is_some_and(|p| self.seat_of(&p).is_some()) {
-            return Err(refuse("not_allowed", "you already play in this game"));
+            return Err(refuse(RefusalCode::AlreadySeated, "you already play in this game"));
         }
         self.seats[free.index()] = Some(seat);
         self.start(now);
@@ -875,13 +871,19 @@ mod tests {
         let now = OffsetDateTime::now_utc();
         assert_eq!(
             g.play(Color::Black, "e7e5", 0, None, now, &c).unwrap_err().clone(),
-            Refusal::Code("not_your_turn", "it is white's turn".into())
+            Refusal::Code(RefusalCode::NotYourTurn, "it is white's turn".into())
         );
         g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
         assert_eq!(g.play(Color::White, "e2e4", 0, None, now, &c).unwrap_err(), Refusal::Duplicate);
-        assert!(matches!(g.play(Color::Black, "e7e5", 0, None, now, &c), Err(Refusal::Code("stale", _))));
-        assert!(matches!(g.play(Color::Black, "e7e4", 1, None, now, &c), Err(Refusal::Code("illegal_action", _))));
-        assert!(matches!(g.play(Color::Black, "zz", 1, None, now, &c), Err(Refusal::Code("malformed_action", _))));
+        assert!(matches!(g.play(Color::Black, "e7e5", 0, None, now, &c), Err(Refusal::Code(RefusalCode::Stale, _))));
+        assert!(matches!(
+            g.play(Color::Black, "e7e4", 1, None, now, &c),
+            Err(Refusal::Code(RefusalCode::IllegalAction, _))
+        ));
+        assert!(matches!(
+            g.play(Color::Black, "zz", 1, None, now, &c),
+            Err(Refusal::Code(RefusalCode::MalformedAction, _))
+        ));
         assert_eq!(g.actions.len(), 1);
     }
 
@@ -974,7 +976,7 @@ mod tests {
         g.draw_yes(Color::White, now, &c).unwrap();
         let step = g.draw_no(Color::White).unwrap();
         assert_eq!(closed(&step), json!([{"offer": "draw", "by": "white", "how": "withdrawn"}]));
-        assert!(matches!(g.draw_no(Color::Black), Err(Refusal::Code("not_allowed", _))));
+        assert!(matches!(g.draw_no(Color::Black), Err(Refusal::Code(RefusalCode::NoOffer, _))));
         // Black offers a draw and asks for a takeback... after White's move, White plays on.
         g.play(Color::White, "e2e4", 0, None, now, &c).unwrap();
         g.play(Color::Black, "e7e5", 1, None, now, &c).unwrap();

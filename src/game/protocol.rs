@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::refusal::RefusalCode;
+
 /// Longest action text accepted.
 const MAX_ACTION_LEN: usize = 32;
 
@@ -147,8 +149,8 @@ impl ClientMsg {
 /// A refused message: a code and a sentence, plus the ack id when it could be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
-    /// `malformed`, `unknown_type`.
-    pub code: &'static str,
+    /// [`RefusalCode::Malformed`] or [`RefusalCode::UnknownType`].
+    pub code: RefusalCode,
     /// Explanation.
     pub message: String,
     /// The ack id of the message, when it had a readable one.
@@ -183,7 +185,7 @@ struct ChatData {
 }
 
 fn malformed(message: impl Into<String>, ack: Option<u64>) -> ParseError {
-    ParseError { code: "malformed", message: message.into(), ack }
+    ParseError { code: RefusalCode::Malformed, message: message.into(), ack }
 }
 
 /// Parses one text frame.
@@ -236,7 +238,7 @@ pub fn parse(text: &str) -> Result<ClientMsg, ParseError> {
         "claim_draw" => Command::ClaimDraw,
         other => {
             return Err(ParseError {
-                code: "unknown_type",
+                code: RefusalCode::UnknownType,
                 message: format!("unknown message type '{}'", other.chars().take(30).collect::<String>()),
                 ack,
             });
@@ -260,7 +262,7 @@ pub fn event(t: &str, v: i32, d: &Value) -> String {
 }
 
 /// `{"t": "error", "d": {"code", "message", "ack"?}}`.
-pub fn error(code: &str, message: &str, ack: Option<u64>) -> String {
+pub fn error(code: RefusalCode, message: &str, ack: Option<u64>) -> String {
     let mut d = json!({"code": code, "message": message});
     if let (Some(a), Some(obj)) = (ack, d.as_object_mut()) {
         obj.insert("ack".into(), a.into());
@@ -336,7 +338,10 @@ mod tests {
             let Ok(text) = std::str::from_utf8(&bytes) else { continue };
             match parse(text) {
                 Ok(m) => assert_eq!(parse(&m.encode()), Ok(m), "{text}"),
-                Err(e) => assert!(matches!(e.code, "malformed" | "unknown_type") && !e.message.is_empty(), "{text}"),
+                Err(e) => assert!(
+                    matches!(e.code, RefusalCode::Malformed | RefusalCode::UnknownType) && !e.message.is_empty(),
+                    "{text}"
+                ),
             }
             count += 1;
         }
@@ -360,10 +365,10 @@ mod tests {
             r#"{"t":"resign","d":{"why":"tired"}}"#,
             r#"{"t":"chat","d":{"room":"lobby","text":"x"}}"#,
         ] {
-            assert_eq!(parse(bad).unwrap_err().code, "malformed", "{bad}");
+            assert_eq!(parse(bad).unwrap_err().code, RefusalCode::Malformed, "{bad}");
         }
         let e = parse(r#"{"t":"fly","d":{"ack":4}}"#).unwrap_err();
-        assert_eq!((e.code, e.ack), ("unknown_type", Some(4)));
+        assert_eq!((e.code, e.ack), (RefusalCode::UnknownType, Some(4)));
         assert_eq!(parse(r#"{"t":"action","d":{"action":"e2e4","ply":"x","ack":7}}"#).unwrap_err().ack, Some(7));
     }
 }

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use super::GameId;
 use super::identity::Identity;
 use super::protocol::{self, ClientMsg};
+use super::refusal::RefusalCode;
 use super::round::{JoinError, JoinRequest, Msg};
 use crate::error::PageError;
 use crate::middleware::origin_allowed_headers;
@@ -77,8 +78,8 @@ async fn serve(
         Ok(joined) => joined,
         Err(e) => {
             let (code, text) = match e {
-                JoinError::NotFound => ("not_found", "there is no such game"),
-                JoinError::Gone => ("unavailable", "the game is not available; reconnect"),
+                JoinError::NotFound => (RefusalCode::NotFound, "there is no such game"),
+                JoinError::Gone => (RefusalCode::Unavailable, "the game is not available; reconnect"),
             };
             let _ = ws.text(protocol::error(code, text, None)).await;
             let _ = ws.close(Some(CloseReason { code: CloseCode::Normal, description: None })).await;
@@ -106,12 +107,12 @@ async fn serve(
                     if !limiter.take() {
                         // Answer the action's ack, so its sender knows to resend it later.
                         let ack = if text.len() <= cfg.max_message_bytes { protocol::parse(&text).ok().and_then(|m| m.ack()) } else { None };
-                        if ws.text(protocol::error("rate_limited", "too many messages; slow down", ack)).await.is_err() { break }
+                        if ws.text(protocol::error(RefusalCode::RateLimited, "too many messages; slow down", ack)).await.is_err() { break }
                         continue;
                     }
                     if text.len() > cfg.max_message_bytes {
                         let m = format!("a message has at most {} bytes", cfg.max_message_bytes);
-                        if ws.text(protocol::error("too_large", &m, None)).await.is_err() { break }
+                        if ws.text(protocol::error(RefusalCode::TooLarge, &m, None)).await.is_err() { break }
                         continue;
                     }
                     let msg = match protocol::parse(&text) {
@@ -127,7 +128,7 @@ async fn serve(
                         }
                         if chat_times.len() >= cfg.chat_lines_per_window {
                             let m = format!("at most {} lines per {} s", cfg.chat_lines_per_window, cfg.chat_window_secs);
-                            if ws.text(protocol::error("chat_flood", &m, *ack)).await.is_err() { break }
+                            if ws.text(protocol::error(RefusalCode::ChatFlood, &m, *ack)).await.is_err() { break }
                             continue;
                         }
                         chat_times.push_back(Instant::now());
@@ -179,8 +180,11 @@ pub async fn incoming(
         None => return Incoming::End(None),
         Some(Err(e)) => {
             let overflow = matches!(e, actix_ws::ProtocolError::Overflow);
-            let (code, why) =
-                if overflow { ("too_large", CloseCode::Size) } else { ("malformed", CloseCode::Protocol) };
+            let (code, why) = if overflow {
+                (RefusalCode::TooLarge, CloseCode::Size)
+            } else {
+                (RefusalCode::Malformed, CloseCode::Protocol)
+            };
             let _ = ws.text(protocol::error(code, &e.to_string(), None)).await;
             return Incoming::End(Some(CloseReason { code: why, description: None }));
         }
@@ -189,7 +193,7 @@ pub async fn incoming(
     *last_heard = Instant::now();
     let sent = match message {
         Message::Text(text) => return Incoming::Text(text.to_string()),
-        Message::Binary(_) => ws.text(protocol::error("malformed", "send text frames", None)).await,
+        Message::Binary(_) => ws.text(protocol::error(RefusalCode::Malformed, "send text frames", None)).await,
         Message::Ping(bytes) => ws.pong(&bytes).await,
         Message::Close(_) => return Incoming::End(None),
         _ => Ok(()),

@@ -17,6 +17,7 @@ use crate::db;
 use crate::error::PageError;
 use crate::game::identity::Identity;
 use crate::game::protocol;
+use crate::game::refusal::RefusalCode;
 use crate::game::socket::{Bucket, Incoming, incoming};
 use crate::middleware::origin_allowed_headers;
 use crate::startup::AppState;
@@ -89,7 +90,8 @@ async fn serve(
         }
         Err(e) => {
             tracing::warn!(error = format!("{e:#}"), "listing seeks failed");
-            let _ = ws.text(protocol::error("unavailable", "the lobby is not available; reconnect", None)).await;
+            let _ =
+                ws.text(protocol::error(RefusalCode::Unavailable, "the lobby is not available; reconnect", None)).await;
             let _ = ws.close(Some(CloseReason { code: CloseCode::Again, description: None })).await;
             return;
         }
@@ -120,7 +122,7 @@ async fn serve(
                 Incoming::Handled => {}
                 Incoming::Text(text) => {
                     if !limiter.take() {
-                        if ws.text(protocol::error("rate_limited", "too many messages; slow down", None)).await.is_err() { break }
+                        if ws.text(protocol::error(RefusalCode::RateLimited, "too many messages; slow down", None)).await.is_err() { break }
                         continue;
                     }
                     let reply = match serde_json::from_str::<Value>(&text) {
@@ -129,11 +131,11 @@ async fn serve(
                             protocol::msg("pong", Value::Null)
                         }
                         Ok(v) if v.get("t").is_some_and(Value::is_string) => protocol::error(
-                            "unknown",
+                            RefusalCode::UnknownType,
                             "the lobby socket only takes pings; seeks and pools go through /api/lobby",
                             None,
                         ),
-                        _ => protocol::error("malformed", "send JSON such as {\"t\": \"ping\"}", None),
+                        _ => protocol::error(RefusalCode::Malformed, "send JSON such as {\"t\": \"ping\"}", None),
                     };
                     if ws.text(reply).await.is_err() { break }
                 }

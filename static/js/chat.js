@@ -10,7 +10,7 @@ const ERRORS = {
   chat_empty: "Type something first.",
   chat_flood: "Slow down: at most 5 lines per 10 seconds.",
   rate_limited: "Too many messages: wait a moment.",
-  not_allowed: "You cannot write in this chat.",
+  wrong_chat_room: "You cannot write in this chat.",
   unavailable: "The line could not be saved; try again.",
 };
 

@@ -44,6 +44,47 @@ export function reasonText(reason, status) {
   return "";
 }
 
+// Words for every refusal code of a game (docs/api.md, "Refusal codes"; src/game/refusal.rs).
+// The server's own sentence names the particulars and is shown when there is one; these words
+// stand in when a refusal comes without one. A test of the server fails when a code lacks words here.
+const REFUSALS = {
+  malformed: "The message could not be read.",
+  unknown_type: "The server does not know this message.",
+  too_large: "The message is too large.",
+  rate_limited: "Too many messages: wait a moment.",
+  not_found: "There is no such game.",
+  unavailable: "The server is busy: try again.",
+  not_a_player: "Only the players can do that.",
+  not_started: "The game waits for an opponent.",
+  not_your_turn: "It is your opponent\u2019s turn.",
+  stale: "The game changed meanwhile.",
+  malformed_action: "That is not an action.",
+  illegal_action: "That action is not legal now.",
+  game_over: "The game is over.",
+  abort_too_late: "Both sides have moved: resign instead.",
+  no_offer: "There is no offer to answer.",
+  rated_no_takeback: "Rated games have no takebacks.",
+  nothing_to_take_back: "There is nothing to take back.",
+  rematch_too_early: "The game is not over yet.",
+  rematch_exists: "The rematch exists already.",
+  no_opponent: "The game had no opponent.",
+  claim_too_early: "Your opponent has not been away long enough.",
+  claim_not_offered: "Claims are not offered here.",
+  not_waiting: "The game is not waiting for an opponent.",
+  seats_taken: "Both seats are taken.",
+  already_seated: "You already play in this game.",
+  wrong_chat_room: "You cannot write in this chat.",
+  chat_empty: "Type something first.",
+  chat_too_long: "The line is too long.",
+  chat_flood: "Slow down: too many lines.",
+};
+
+/** What to show for a refusal: the server's sentence, else the words of its code. */
+export function refusalText(code, message, fallback = "The server refused.") {
+  if (message) return message;
+  return REFUSALS[code] ?? fallback;
+}
+
 /** "White" / "Black". */
 export function colorName(color) {
   return color === "white" ? "White" : color === "black" ? "Black" : String(color);

@@ -18,7 +18,7 @@ import { ChatPane } from "./chat.js";
 import { fetchLocalState } from "./api.js";
 import { sounds } from "./sound.js";
 import { ICONS } from "./icons.js";
-import { colorName, reasonText, scoreText } from "./format.js";
+import { colorName, reasonText, refusalText, scoreText } from "./format.js";
 
 const SOUND_ON = `${ICONS.soundOn}<span class="label">Sound</span>`;
 const SOUND_OFF = `${ICONS.soundOff}<span class="label">Muted</span>`;
@@ -512,7 +512,7 @@ export class LiveGame {
   /** Sends a game command (resign, draw_yes, ...) and shows a refusal. */
   command(t) {
     return this.socket.send(t).catch((e) => {
-      this.panelError(e.message || "The server refused.");
+      this.panelError(refusalText(e.code, e.message));
       sounds.play("error");
     });
   }
@@ -883,7 +883,7 @@ export class LiveGame {
         return;
       case "error":
         if (d.code === "not_found") this.socket.stop();
-        this.panelError(d.message || d.code);
+        this.panelError(refusalText(d.code, d.message));
         return;
       default:
     }
@@ -921,7 +921,7 @@ export class LiveGame {
       })
       .catch((e) => {
         if (this.pending?.ply === ply) this.pending = null;
-        this.view.showError(e.message || "The server refused the action.");
+        this.view.showError(refusalText(e.code, e.message, "The server refused the action."));
         sounds.play("error");
         this.render();
         // The page's game was behind the server's: catch up, unless the server already sent

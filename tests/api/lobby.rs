@@ -294,7 +294,7 @@ async fn bad_lobby_requests_are_refused_and_change_nothing() {
     s.send_text("not json").await;
     assert_eq!(s.until("error").await["d"]["code"], "malformed");
     s.send(json!({"t": "seek", "d": {}})).await;
-    assert_eq!(s.until("error").await["d"]["code"], "unknown");
+    assert_eq!(s.until("error").await["d"]["code"], "unknown_type");
     s.send(json!({"t": "ping"})).await;
     s.until("pong").await;
 }

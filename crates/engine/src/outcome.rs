@@ -20,6 +20,11 @@ pub enum Status {
 }
 
 impl Status {
+    /// Whether the game is over (any status but [`Status::Ongoing`]).
+    pub const fn is_over(self) -> bool {
+        !matches!(self, Status::Ongoing)
+    }
+
     /// `ongoing`, `checkmate`, `stalemate`, `draw` or `variant_end`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -29,6 +34,12 @@ impl Status {
             Status::Draw => "draw",
             Status::VariantEnd => "variant_end",
         }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -66,6 +77,29 @@ pub enum EndReason {
 }
 
 impl EndReason {
+    /// Every reason, in the order of the rule book's list.
+    pub const ALL: [EndReason; 14] = [
+        EndReason::Checkmate,
+        EndReason::Stalemate,
+        EndReason::Repetition,
+        EndReason::NoProgress,
+        EndReason::InsufficientMaterial,
+        EndReason::Conversion,
+        EndReason::KingKilled,
+        EndReason::KingCaptured,
+        EndReason::NoPawns,
+        EndReason::NoMove,
+        EndReason::MoveLimit,
+        EndReason::PlyLimit,
+        EndReason::KingsOnly,
+        EndReason::KingRepeat,
+    ];
+
+    /// The reason named `text` by [`EndReason::as_str`].
+    pub fn from_name(text: &str) -> Option<EndReason> {
+        EndReason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
     /// The rule book's name: `checkmate`, `no-progress`, ...
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -93,8 +127,23 @@ impl fmt::Display for EndReason {
     }
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for EndReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// A finished game's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Outcome {
     /// How it ended.
     pub status: Status,
@@ -122,5 +171,21 @@ impl Outcome {
     /// A win for `winner` by a variant rule.
     pub const fn variant_win(winner: Color, reason: EndReason) -> Outcome {
         Outcome { status: Status::VariantEnd, winner: Some(winner), reason }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back() {
+        for r in EndReason::ALL {
+            assert_eq!(EndReason::from_name(r.as_str()), Some(r));
+            assert_eq!(r.to_string(), r.as_str());
+        }
+        assert_eq!(EndReason::from_name("no_progress"), None);
+        assert_eq!(Status::VariantEnd.to_string(), "variant_end");
+        assert!(!Status::Ongoing.is_over() && Status::Draw.is_over());
     }
 }

@@ -7,7 +7,7 @@ use crate::action::ActionError;
 use crate::game::{Game, move_text};
 use crate::geometry::Geometry;
 use crate::movegen::{legal_moves, perft};
-use crate::outcome::Status;
+use crate::outcome::{Outcome, Status};
 use crate::pieces::PieceDef;
 use crate::position::{Position, PositionError};
 use crate::square::Color;
@@ -107,6 +107,13 @@ pub trait AnyGame: Send + Sync + fmt::Debug {
     fn perft(&self, depth: u32) -> u64;
     /// Perft split by first action, sorted by action text.
     fn divide(&self, depth: u32) -> Vec<(String, u64)>;
+    /// How the game ended, typed; `None` while it goes on. [`Snapshot`]'s `status`, `winner`
+    /// and `reason` are this outcome's names.
+    fn outcome(&self) -> Option<Outcome>;
+    /// The flag rule: whether `color` could still win from the current position by some sequence
+    /// of legal actions, by its variant's rules ([`Variant::can_win`]). A player whose clock runs
+    /// out loses when the opponent could still win, and draws otherwise.
+    fn can_win(&self, color: Color) -> bool;
     /// Everything a client needs to show the game.
     fn snapshot(&self) -> Snapshot;
     /// A copy of the game.
@@ -175,6 +182,14 @@ impl<V: Variant> AnyGame for Game<V> {
             .collect();
         out.sort();
         out
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        Game::outcome(self)
+    }
+
+    fn can_win(&self, color: Color) -> bool {
+        V::can_win(self.position(), color)
     }
 
     fn snapshot(&self) -> Snapshot {

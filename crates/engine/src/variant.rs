@@ -328,6 +328,12 @@ pub trait Variant: 'static + Sized + Copy + Debug + Default + Send + Sync + Part
         false
     }
 
+    /// The flag rule: whether `color` could still win from this position by some sequence of
+    /// legal actions (the opponent helping), whoever is to move. A player whose clock runs out
+    /// loses when the opponent could still win, and draws otherwise. Every variant states its own
+    /// answer from its rule book's ends of the game; when unsure it answers `true` (a loss on time).
+    fn can_win(pos: &Position<Self>, color: Color) -> bool;
+
     /// Gives a position of a seeded variant its seed (kept in memory, never in position text).
     fn set_seed(_pos: &mut Position<Self>, _seed: u64) {}
 

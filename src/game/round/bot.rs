@@ -118,7 +118,7 @@ impl Round {
             Applied::Done | Applied::Conflict => {}
             Applied::Failed => self.bot_pause_until = Some(Instant::now() + Duration::from_secs(1)),
             Applied::Refused(code, message) => {
-                tracing::error!(game.id = %self.live.id, code, message, action, "the bot's action was refused");
+                tracing::error!(game.id = %self.live.id, code = %code, message, action, "the bot's action was refused");
                 self.bot_fallback().await;
             }
         }

@@ -8,6 +8,7 @@ use super::{ApiRefusal, Notice, Round, channel};
 use crate::db;
 use crate::db::games::ChatRow;
 use crate::game::protocol::{self, Room};
+use crate::game::refusal::RefusalCode;
 use crate::game::view::ChatLine;
 
 /// Chat lines sent to a joining client.
@@ -22,7 +23,7 @@ impl Round {
             } else {
                 "players do not write in the spectators' chat"
             };
-            return self.send(conn, protocol::error("not_allowed", why, ack));
+            return self.send(conn, protocol::error(RefusalCode::WrongChatRoom, why, ack));
         }
         let (seat, name, user_id) = (c.seat, c.name.clone(), c.user_id);
         match self.chat_line(room, seat, name, user_id, text).await {
@@ -46,11 +47,11 @@ impl Round {
     ) -> Result<(), ApiRefusal> {
         let clean: String = text.chars().filter(|ch| !ch.is_control()).collect::<String>().trim().to_string();
         if clean.is_empty() {
-            return Err(ApiRefusal::new("chat_empty", "the line is empty"));
+            return Err(ApiRefusal::new(RefusalCode::ChatEmpty, "the line is empty"));
         }
         let max = self.cfg().chat_max_chars;
         if clean.chars().count() > max {
-            return Err(ApiRefusal::new("chat_too_long", format!("a line has at most {max} characters")));
+            return Err(ApiRefusal::new(RefusalCode::ChatTooLong, format!("a line has at most {max} characters")));
         }
         let line = ChatRow {
             room: room.as_str().to_string(),
@@ -61,7 +62,7 @@ impl Round {
         };
         if let Err(e) = db::games::insert_chat(&self.ctx.pool, self.live.id.as_str(), &line, user_id).await {
             tracing::error!(error = format!("{e:#}"), "storing a chat line");
-            return Err(ApiRefusal::new("unavailable", "the line could not be saved"));
+            return Err(ApiRefusal::new(RefusalCode::Unavailable, "the line could not be saved"));
         }
         let notice = Notice::Chat { room, line: ChatLine::from(&line) };
         if self.ctx.broker.publish(&channel(&self.live.id), &notice.encode()).await.is_err() {

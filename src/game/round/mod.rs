@@ -38,6 +38,7 @@ use self::presence::PRESENCE_EVERY;
 use super::GameId;
 use super::model::{Game, PlayerRef, Refusal, Step};
 use super::protocol::{self, ClientMsg, Command, Room};
+use super::refusal::RefusalCode;
 use super::store;
 use super::view;
 use crate::bots::Thinkers;
@@ -129,14 +130,14 @@ pub enum ApiOp {
 /// Why a board-API request was refused: a socket error code and a sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiRefusal {
-    /// The socket protocol's code (`not_your_turn`, `illegal_action`, ...).
-    pub code: &'static str,
+    /// The socket protocol's code.
+    pub code: RefusalCode,
     /// What is wrong.
     pub message: String,
 }
 
 impl ApiRefusal {
-    fn new(code: &'static str, message: impl Into<String>) -> ApiRefusal {
+    fn new(code: RefusalCode, message: impl Into<String>) -> ApiRefusal {
         ApiRefusal { code, message: message.into() }
     }
 }
@@ -163,7 +164,7 @@ fn run_command(
         (Command::ClaimVictory, Some(away)) => live.claim(seat, true, away, now, cfg),
         (Command::ClaimDraw, Some(away)) => live.claim(seat, false, away, now, cfg),
         (Command::ClaimVictory | Command::ClaimDraw, None) => {
-            Err(Refusal::Code("not_allowed", "claims are not offered by the board API".into()))
+            Err(Refusal::Code(RefusalCode::ClaimNotOffered, "claims are not offered by the board API".into()))
         }
     }
 }
@@ -174,7 +175,7 @@ enum Applied {
     /// Committed, or nothing to commit.
     Done,
     /// Refused; nothing changed.
-    Refused(&'static str, String),
+    Refused(RefusalCode, String),
     /// Someone else changed the game first; it was reloaded.
     Conflict,
     /// The database failed.
@@ -208,12 +209,12 @@ impl Rounds {
                 // a round that found no game closes at once.
                 Err(_) => {
                     if matches!(store::load(&self.ctx.pool, id).await, Ok(None)) {
-                        return Err(ApiRefusal::new("not_found", "there is no such game"));
+                        return Err(ApiRefusal::new(RefusalCode::NotFound, "there is no such game"));
                     }
                 }
             }
         }
-        Err(ApiRefusal::new("unavailable", "the game is not available; try again"))
+        Err(ApiRefusal::new(RefusalCode::Unavailable, "the game is not available; try again"))
     }
 }
 
@@ -503,7 +504,7 @@ impl Round {
         op: ApiOp,
     ) -> Result<(), ApiRefusal> {
         let Some(seat) = who.iter().find_map(|p| self.live.seat_of(p)) else {
-            return Err(ApiRefusal::new("not_a_player", "you do not play in this game"));
+            return Err(ApiRefusal::new(RefusalCode::NotAPlayer, "you do not play in this game"));
         };
         // Another instance may have committed a change whose notice has not arrived yet: an HTTP
         // client, unlike a socket, would not hear of it and resend, so catch up first.
@@ -538,11 +539,11 @@ impl Round {
                 Applied::Refused(code, message) => return Err(ApiRefusal::new(code, message)),
                 Applied::Conflict => {}
                 Applied::Failed => {
-                    return Err(ApiRefusal::new("unavailable", "the game could not be saved; try again"));
+                    return Err(ApiRefusal::new(RefusalCode::Unavailable, "the game could not be saved; try again"));
                 }
             }
         }
-        Err(ApiRefusal::new("stale", "the game kept changing meanwhile; try again"))
+        Err(ApiRefusal::new(RefusalCode::Stale, "the game kept changing meanwhile; try again"))
     }
 
     async fn on_client(&mut self, conn: u64, msg: ClientMsg) {
@@ -554,7 +555,7 @@ impl Round {
             ClientMsg::Chat { room, text, .. } => self.chat(conn, room, &text, ack).await,
             ClientMsg::Action { action, ply, lag, .. } => {
                 let Some(seat) = seat else {
-                    return self.send(conn, protocol::error("not_a_player", "spectators cannot play", ack));
+                    return self.send(conn, protocol::error(RefusalCode::NotAPlayer, "spectators cannot play", ack));
                 };
                 self.on_deadline().await;
                 let cfg = self.ctx.cfg.clone();
@@ -562,7 +563,7 @@ impl Round {
             }
             ClientMsg::Command { command, .. } => {
                 let Some(seat) = seat else {
-                    return self.send(conn, protocol::error("not_a_player", "spectators cannot do that", ack));
+                    return self.send(conn, protocol::error(RefusalCode::NotAPlayer, "spectators cannot do that", ack));
                 };
                 self.on_deadline().await;
                 let cfg = self.ctx.cfg.clone();
@@ -585,14 +586,16 @@ impl Round {
             Applied::Conflict => {
                 // Another tab or instance changed the game first: this one is refused and
                 // gets the current state.
-                self.send(conn, protocol::error("stale", "the game changed meanwhile; here is its state", ack));
+                self.send(
+                    conn,
+                    protocol::error(RefusalCode::Stale, "the game changed meanwhile; here is its state", ack),
+                );
                 let seat = self.conns.get(&conn).and_then(|c| c.seat);
                 let full = self.full(seat);
                 self.send(conn, full);
             }
-            Applied::Failed => {
-                self.send(conn, protocol::error("unavailable", "the game could not be saved; try again", ack))
-            }
+            Applied::Failed => self
+                .send(conn, protocol::error(RefusalCode::Unavailable, "the game could not be saved; try again", ack)),
         }
     }
 

@@ -76,7 +76,7 @@ async fn a_guest_plays_the_bot_which_answers_every_move_declines_draws_and_grant
     assert_eq!(full["d"]["players"]["white"]["bot"], Value::Null);
     let crowd = sock.until("crowd").await;
     assert_eq!(crowd["d"]["black"], true, "the bot is always connected: {crowd}");
-    assert_eq!(sock.command("claim_victory").await["d"]["code"], "not_allowed", "no claim against a bot");
+    assert_eq!(sock.command("claim_victory").await["d"]["code"], "claim_too_early", "no claim against a bot");
     for _ in 0..4 {
         assert!(human_then_bot(&mut sock, &app.db_pool, &id, "black").await, "the game goes on");
     }

@@ -25,7 +25,7 @@ async fn chat_lines_are_limited_stored_and_escaped() {
     // Players do not write in the spectators' room, spectators not in the players'.
     let ack = ws.ack_id();
     ws.send(json!({"t": "chat", "d": {"room": "spectator", "text": "hi", "ack": ack}})).await;
-    assert_eq!(ws.answer(ack).await["d"]["code"], "not_allowed");
+    assert_eq!(ws.answer(ack).await["d"]["code"], "wrong_chat_room");
     let ack = sp.ack_id();
     sp.send(json!({"t": "chat", "d": {"room": "spectator", "text": "nice game", "ack": ack}})).await;
     assert_eq!(sp.answer(ack).await["t"], "ack");

@@ -63,6 +63,6 @@ async fn an_offer_that_ends_unaccepted_says_how_and_by_whom() {
     assert_eq!((lapsed["draw"].clone(), lapsed["takeback"].clone()), (json!(null), json!(null)));
     // Nothing to answer any more: refused in words, nothing changes.
     let refused = bs.command("draw_no").await;
-    assert_eq!((refused["t"].clone(), refused["d"]["code"].clone()), (json!("error"), json!("not_allowed")));
+    assert_eq!((refused["t"].clone(), refused["d"]["code"].clone()), (json!("error"), json!("no_offer")));
     assert!(refused["d"]["message"].as_str().unwrap().contains("no draw offer"), "{refused}");
 }

@@ -101,7 +101,7 @@ async fn a_draw_offered_and_accepted() {
     assert_eq!(bs.command("draw_no").await["t"], "ack");
     assert_eq!(ws.until("offers").await["d"]["draw"], Value::Null);
     assert_eq!(bs.until("offers").await["d"]["draw"], serde_json::Value::Null);
-    assert_eq!(bs.command("draw_no").await["d"]["code"], "not_allowed");
+    assert_eq!(bs.command("draw_no").await["d"]["code"], "no_offer");
     assert_eq!(bs.command("draw_yes").await["t"], "ack");
     assert_eq!(ws.until("offers").await["d"]["draw"], "black");
     assert_eq!(ws.command("draw_yes").await["t"], "ack");
@@ -122,7 +122,7 @@ async fn abort_only_until_both_sides_moved() {
 
     let (_id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+3").await;
     play_line(&mut ws, &mut bs, 0, &["e2e4", "c7c5"]).await;
-    assert_eq!(ws.command("abort").await["d"]["code"], "not_allowed");
+    assert_eq!(ws.command("abort").await["d"]["code"], "abort_too_late");
 }
 
 #[tokio::test]
@@ -148,7 +148,7 @@ async fn victory_can_be_claimed_over_a_vanished_opponent() {
     let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+0").await;
     play_line(&mut ws, &mut bs, 0, &["e2e4", "e7e5"]).await;
     // Present opponent: no claim.
-    assert_eq!(ws.command("claim_victory").await["d"]["code"], "not_allowed");
+    assert_eq!(ws.command("claim_victory").await["d"]["code"], "claim_too_early");
     drop(bs);
     // Wait until the server reports Black away for at least the claim delay.
     ws.until_match(|m| m["t"] == "crowd" && m["d"]["away"]["black"].as_i64().is_some_and(|s| s >= 1)).await;

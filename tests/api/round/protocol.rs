@@ -27,7 +27,7 @@ async fn malformed_and_out_of_turn_messages_change_nothing() {
     assert_eq!(ws.act("e2e5", 0).await["d"]["code"], "illegal_action");
     assert_eq!(ws.act("e2", 0).await["d"]["code"], "malformed_action");
     assert_eq!(ws.act("e2e4", 3).await["d"]["code"], "stale");
-    assert_eq!(ws.command("draw_no").await["d"]["code"], "not_allowed");
+    assert_eq!(ws.command("draw_no").await["d"]["code"], "no_offer");
     let after = chessgold::db::games::find(&app.db_pool, &id).await.unwrap().unwrap();
     assert_eq!((after.version, after.plies), (before, 0));
     // The socket still works.

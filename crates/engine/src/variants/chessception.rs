@@ -290,6 +290,13 @@ impl Variant for Chessception {
 
     piece_tables!(u64);
 
+    /// Always: the game is over once only the two kings are left (`kings-only`), and while any
+    /// other piece stands a king can still be brought to 0 HP, even by a lone king's attacks
+    /// (2 damage, halved by the king's shield, against 4 HP).
+    fn can_win(_pos: &Position<Self>, _color: Color) -> bool {
+        true
+    }
+
     fn promotions(pos: &Pos, _to: Square, _captured: Option<Role>) -> Promotions {
         Promotions { roles: promotion_roles(pos, pos.turn()), stay: false }
     }

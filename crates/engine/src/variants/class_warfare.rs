@@ -67,6 +67,13 @@ impl Variant for ClassWarfare {
 
     piece_tables!(u32);
 
+    /// Always: the variant has no draw. The bourgeoisie wins when its king outlives the
+    /// proletariat's 50 moves; the proletariat has pawns while the game goes on (`no-pawns` ends
+    /// it), and a pawn can capture the king wherever it walks.
+    fn can_win(_pos: &Position<Self>, _color: Color) -> bool {
+        true
+    }
+
     fn gen_custom(pos: &Pos, out: &mut MoveList) {
         let t = Board8x4::tables();
         let board = pos.board();

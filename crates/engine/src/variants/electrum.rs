@@ -167,6 +167,12 @@ impl Variant for Electrum {
 
     piece_tables!(u128);
 
+    /// A lone king cannot win; any other piece can, by the rule book's decision that bare kings
+    /// are the only insufficient material (no other rule for fairy pieces).
+    fn can_win(pos: &Position<Self>, color: Color) -> bool {
+        (pos.board().by_color(color) & !pos.board().by_role(Self::KING)).any()
+    }
+
     fn promotions(pos: &Position<Self>, to: Square, _captured: Option<Role>) -> Promotions {
         // The square reached decides, by the enemy piece that starts there: its Gold pieces'
         // squares give the Gold pieces, its Silver pieces' the Silver ones, the king's file all.

@@ -15,6 +15,7 @@ use crate::state::{ByColor, Gold, ShopItem, VariantState};
 use crate::variant::{CheckInfo, Effects, FIDE_CASTLES, Promotions, Variant, role_mask};
 
 use super::piece_tables;
+use super::standard::fide_can_mate;
 use super::standard::role::{BISHOP, KNIGHT, PAWN, QUEEN, ROOK};
 
 /// Prices in half-gold units by FIDE role (P N B R Q K).
@@ -476,6 +477,16 @@ fn state<V: Family>(pos: &Position<V>) -> VariantState {
     s
 }
 
+/// The flag rule of the family. A mode with placements (the gold modes' income, Anything Goes's
+/// free pieces) can always bring new pieces, so either side can still win. Conqueror, without
+/// them: a side can win by converting the opponent's last piece, even with a lone king, so while
+/// the opponent has a piece besides the king it can; against a bare king it must mate with its own
+/// men, by lichess's rule (`fide_can_mate` with no blocker).
+fn can_win<V: Family>(pos: &Position<V>, color: Color) -> bool {
+    let b = pos.board();
+    V::PLACEMENT || (b.by_color(!color) & !b.by_role(V::KING)).any() || fide_can_mate(pos, color)
+}
+
 /// Implements [`Variant`] for a mode of the family by delegating to the shared hooks.
 macro_rules! family_variant {
     ($ty:ident, $id:literal, $name:literal, $summary:literal, $fen:literal, castles: $castles:expr,
@@ -495,6 +506,10 @@ macro_rules! family_variant {
             const CONVERSION: bool = $conv;
 
             piece_tables!(u64);
+
+            fn can_win(pos: &Position<Self>, color: Color) -> bool {
+                can_win(pos, color)
+            }
 
             #[inline(always)]
             fn promotions(pos: &Position<Self>, _to: Square, captured: Option<Role>) -> Promotions {

@@ -74,6 +74,15 @@ impl Variant for Grunt {
 
     piece_tables!(u64);
 
+    /// There is no insufficient-material draw: a bare king with 5 XP can muster, and a king can
+    /// earn XP by capturing the opponent's pieces (or the opponent's muster). Only with nothing
+    /// but the two kings on the board and fewer than 5 XP on both sides can nothing ever change,
+    /// and then neither side can win.
+    fn can_win(pos: &Position<Self>, _color: Color) -> bool {
+        let b = pos.board();
+        (b.occupied() & !b.by_role(K)).any() || pos.ext().xp.iter().any(|&xp| xp >= MUSTER_XP)
+    }
+
     fn promotions(_pos: &Pos, _to: Square, _captured: Option<Role>) -> Promotions {
         // A pawn reaching the last rank waits there until promoted to a grunt with XP.
         Promotions { roles: 0, stay: true }

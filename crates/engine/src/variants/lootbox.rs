@@ -468,6 +468,11 @@ impl Variant for LootBox {
 
     piece_tables!(u64);
 
+    /// Always, as in `gold`: income comes every turn, so a bare king can still buy pieces.
+    fn can_win(_pos: &Position<Self>, _color: Color) -> bool {
+        true
+    }
+
     #[inline(always)]
     fn blockers(pos: &Pos) -> u64 {
         pos.ext.boxes

@@ -4,6 +4,7 @@ use crate::bitboard::BitBoard;
 use crate::geometry::{Board8x8, Geometry};
 use crate::pieces::FIDE_PIECES;
 use crate::position::Position;
+use crate::square::{Color, Square};
 use crate::variant::{FIDE_CASTLES, Variant, role_mask};
 
 use super::piece_tables;
@@ -41,6 +42,30 @@ pub(crate) fn fide_insufficient_material<V: Variant<Geo = Board8x8>>(pos: &Posit
     dark == 0 || dark == bishops.count() as usize
 }
 
+/// Lichess's insufficient-winning-material rule on a FIDE piece table, for the flag rule: whether
+/// `color` could still mate. Nothing but the king cannot; a lone knight mates only with a blocker
+/// of the opponent's (anything but a queen); bishops all on one square colour mate only with the
+/// opponent's knight, pawn or bishop of the other square colour. A pawn can become anything.
+pub(crate) fn fide_can_mate<V: Variant<Geo = Board8x8>>(pos: &Position<V>, color: Color) -> bool {
+    let b = pos.board();
+    let kings = b.by_role(V::KING);
+    let own = b.by_color(color) & !kings;
+    let theirs = b.by_color(!color) & !kings;
+    let Some(first) = own.first() else {
+        return false;
+    };
+    if own.count() == 1 && (own & b.by_role(role::KNIGHT)).any() {
+        return (theirs & !b.by_role(role::QUEEN)).any();
+    }
+    let dark = |s: Square| (Board8x8::file_of(s) + Board8x8::rank_of(s)) % 2 == 0;
+    let shade = dark(first);
+    if own == own & b.by_role(role::BISHOP) && own.squares().all(|s| dark(s) == shade) {
+        return (theirs & (b.by_role(role::KNIGHT) | b.by_role(role::PAWN))).any()
+            || (theirs & b.by_role(role::BISHOP)).squares().any(|s| dark(s) != shade);
+    }
+    true
+}
+
 impl Variant for Standard {
     type Geo = Board8x8;
     type Ext = ();
@@ -57,5 +82,10 @@ impl Variant for Standard {
 
     fn insufficient_material(pos: &Position<Self>) -> bool {
         fide_insufficient_material(pos)
+    }
+
+    /// Lichess's rule: `fide_can_mate`.
+    fn can_win(pos: &Position<Self>, color: Color) -> bool {
+        fide_can_mate(pos, color)
     }
 }

@@ -213,6 +213,16 @@ mod tests {
     }
 
     #[test]
+    fn every_rules_page_says_what_running_out_of_time_does() {
+        // The flag rule is the engine's `can_win`, stated per variant; each page says it.
+        for b in BOOKS {
+            let r = b.render(chessgold_engine::registry::variant(b.id).map(|v| v.pieces));
+            let html: String = r.sections.iter().map(|s| s.html.as_str()).collect();
+            assert_eq!(html.matches("<strong>Out of time</strong>").count(), 1, "{}: the out-of-time rule", b.id);
+        }
+    }
+
+    #[test]
     fn every_diagram_draws() {
         for b in BOOKS {
             for s in b.sections {

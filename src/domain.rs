@@ -3,6 +3,12 @@
 use std::fmt;
 
 use secrecy::{ExposeSecret, SecretString};
+use time::OffsetDateTime;
+
+/// Milliseconds since the epoch, the unit of every time in the JSON the service sends.
+pub fn unix_ms(at: OffsetDateTime) -> i64 {
+    (at.unix_timestamp_nanos() / 1_000_000) as i64
+}
 
 /// A user name: 2 to 20 characters of `A-Za-z0-9_-`. Unique ignoring case in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]

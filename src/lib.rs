@@ -14,12 +14,15 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod game;
+#[cfg(test)]
+mod layering;
 pub mod lobby;
 pub mod metrics;
 pub mod middleware;
 pub mod notify;
 pub mod operator;
 pub mod pages;
+pub mod rating;
 pub mod session_store;
 pub mod settings;
 pub mod startup;

@@ -120,30 +120,12 @@ pub async fn caller(req: &HttpRequest, state: &AppState, session: &Session) -> R
                 ApiUser { id: u.id, name: u.name, scopes: None }
             }
             None => {
-                limit_ip(req, state)?;
+                crate::auth::rate_limit::limit_ip(req, state)?;
                 return Ok(None);
             }
         },
     };
     Ok(Some(user))
-}
-
-/// Counts a request against its client address's quota (the lobby's requests, the API without
-/// a token or session).
-///
-/// # Errors
-/// 429 with `Retry-After` when the quota is used up.
-pub fn limit_ip(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
-    let ip = crate::startup::client_ip(req, state.trust_forwarded_for);
-    state.limiters.api_ip(ip).map_err(|wait| {
-        let mut e = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            format!("too many requests from this address; wait {wait} s"),
-        );
-        e.retry_after = Some(wait);
-        e
-    })
 }
 
 fn limit(state: &AppState, key: Uuid) -> Result<(), ApiError> {

@@ -16,10 +16,7 @@ use crate::game::{Speed, Status, TimeControl};
 /// Clock value lichess gives for unlimited games (ms).
 pub const NO_CLOCK_MS: i64 = 2_147_483_647;
 
-/// Milliseconds since the epoch.
-pub fn ms(at: OffsetDateTime) -> i64 {
-    (at.unix_timestamp_nanos() / 1_000_000) as i64
-}
+pub use crate::domain::unix_ms as ms;
 
 /// `scheme://host` of the request, for the `url` fields.
 pub fn base_url(req: &HttpRequest) -> String {

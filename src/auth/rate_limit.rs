@@ -1,17 +1,38 @@
-//! Rate limits of the account forms, per client address and per account name, and of the API,
-//! per token (governor, GCRA).
+//! Rate limits of the account forms, per client address and per account name, of the API, per
+//! token, and of the requests without one (the lobby's, the API's), per address (governor, GCRA).
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
+use actix_web::HttpRequest;
+use actix_web::http::StatusCode;
 use governor::clock::{Clock, MonotonicClock};
 use governor::middleware::NoOpMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
-use crate::error::PageError;
+use crate::error::{ApiError, PageError};
 use crate::settings::RateLimitSettings;
+use crate::startup::AppState;
+
+/// Counts a request against its client address's quota (the lobby's requests, the API without
+/// a token or session).
+///
+/// # Errors
+/// 429 with `Retry-After` when the quota is used up.
+pub fn limit_ip(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
+    let ip = crate::startup::client_ip(req, state.trust_forwarded_for);
+    state.limiters.api_ip(ip).map_err(|wait| {
+        let mut e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!("too many requests from this address; wait {wait} s"),
+        );
+        e.retry_after = Some(wait);
+        e
+    })
+}
 
 /// The limiters of the log-in and sign-up forms.
 #[derive(Debug)]

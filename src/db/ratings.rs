@@ -4,7 +4,7 @@ use anyhow::Context;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::game::rating::{Perf, START};
+use crate::rating::{Perf, START};
 
 /// A player's rating in a variant (the start rating when they have none yet).
 ///

@@ -20,8 +20,8 @@ use super::{GameId, Status, TIME_CONTROLS, TimeControl, random_base62};
 use crate::auth::csrf;
 use crate::db;
 use crate::error::{ApiError, PageError};
-use crate::game::rating::Perf;
 use crate::pages::{PageCtx, render, render_status};
+use crate::rating::Perf;
 use crate::startup::AppState;
 
 /// Registers the page routes of live games (the `/{gameId}` routes last: they match any

@@ -7,7 +7,6 @@ pub mod http;
 pub mod identity;
 pub mod model;
 pub mod protocol;
-pub mod rating;
 pub mod refusal;
 pub mod round;
 pub mod socket;

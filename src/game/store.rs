@@ -9,11 +9,11 @@ use sqlx::PgPool;
 use time::OffsetDateTime;
 
 use super::model::{ActionRec, CreateGame, Game, Offers, PlayerRef, Seat, Step, hex, replay};
-use super::rating::{self, Perf};
 use super::view::{self, Event};
 use super::{GameId, Status, TimeControl, parse_color, random_base62};
 use crate::db;
 use crate::db::games::{ActionRow, GameRow, PlayerRow};
+use crate::rating::{self, Perf};
 use crate::settings::GameSettings;
 
 /// Why a commit did not happen.

@@ -354,8 +354,8 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
     };
     let user = |name: &str, rating: Option<i32>, games: Option<i32>| {
         json!({"id": name.to_lowercase(), "name": name, "title": null,
-               "rating": rating.unwrap_or(crate::game::rating::START),
-               "provisional": games.unwrap_or(0) < crate::game::rating::PROVISIONAL_GAMES})
+               "rating": rating.unwrap_or(crate::rating::START),
+               "provisional": games.unwrap_or(0) < crate::rating::PROVISIONAL_GAMES})
     };
     let status =
         if c.status == "created" && c.expires_at <= OffsetDateTime::now_utc() { "canceled" } else { c.status.as_str() };
@@ -371,8 +371,8 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         "timeControl": time_control,
         "color": c.color,
         "perf": {"icon": "", "name": info.map_or(c.variant.as_str(), |i| i.name)},
-        "createdAt": crate::api::lichess::ms(c.created_at),
-        "expiresAt": crate::api::lichess::ms(c.expires_at),
+        "createdAt": crate::domain::unix_ms(c.created_at),
+        "expiresAt": crate::domain::unix_ms(c.expires_at),
     });
     if let Some(obj) = v.as_object_mut() {
         if let Some(viewer) = viewer {

@@ -18,9 +18,9 @@ use crate::db::lobby::SeekRow;
 use crate::error::ApiError;
 use crate::game::identity::Identity;
 use crate::game::model::{CreateGame, PlayerRef};
-use crate::game::rating::{Perf, START};
 use crate::game::store::{self, CreateError};
 use crate::game::{GameId, TimeControl, random_base62};
+use crate::rating::{Perf, START};
 use crate::startup::AppState;
 
 /// Registers the lobby's routes (inside `/api`).
@@ -121,7 +121,7 @@ async fn create_seek(
     session: Session,
     body: web::Json<SeekBody>,
 ) -> Result<HttpResponse, ApiError> {
-    crate::api::auth::limit_ip(&req, &state)?;
+    crate::auth::rate_limit::limit_ip(&req, &state)?;
     let b = body.into_inner();
     check_sri(&b.sri)?;
     let bad = |m: String| ApiError::unprocessable("invalid_seek", m);
@@ -203,7 +203,7 @@ async fn cancel_seek(
     session: Session,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    crate::api::auth::limit_ip(&req, &state)?;
+    crate::auth::rate_limit::limit_ip(&req, &state)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let user_id = identity.user.as_ref().map(|u| u.id);
     let gone =
@@ -230,7 +230,7 @@ async fn accept_seek(
     path: web::Path<String>,
     body: web::Json<SriBody>,
 ) -> Result<HttpResponse, ApiError> {
-    crate::api::auth::limit_ip(&req, &state)?;
+    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let gone = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "this seek is gone (taken, cancelled or expired)");
     let id = GameId::parse(&path).ok_or_else(gone)?;
@@ -338,7 +338,7 @@ async fn join_pool(
     session: Session,
     body: web::Json<PoolBody>,
 ) -> Result<HttpResponse, ApiError> {
-    crate::api::auth::limit_ip(&req, &state)?;
+    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     // Registered players wait in rated pools, guests in casual ones.
@@ -372,7 +372,7 @@ async fn leave_pool(
     session: Session,
     body: web::Json<PoolBody>,
 ) -> Result<HttpResponse, ApiError> {
-    crate::api::auth::limit_ip(&req, &state)?;
+    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let key = pool_key(&body, identity.user.is_some())?;

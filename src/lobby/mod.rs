@@ -153,7 +153,7 @@ pub struct Viewer {
 impl Viewer {
     /// The rating in a variant.
     pub fn rating(&self, variant_id: &str) -> i32 {
-        self.ratings.iter().find(|(v, _)| v == variant_id).map_or(crate::game::rating::START, |(_, r)| *r)
+        self.ratings.iter().find(|(v, _)| v == variant_id).map_or(crate::rating::START, |(_, r)| *r)
     }
 }
 

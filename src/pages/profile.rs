@@ -13,8 +13,8 @@ use super::{PageCtx, render};
 use crate::db;
 use crate::db::profiles::UserGameRow;
 use crate::error::PageError;
-use crate::game::rating::{PROVISIONAL_GAMES, START};
 use crate::game::{Status, TimeControl};
+use crate::rating::{PROVISIONAL_GAMES, START};
 use crate::startup::AppState;
 
 /// Games per page of a profile's list.

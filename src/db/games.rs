@@ -6,6 +6,8 @@ use sqlx::{PgConnection, PgExecutor};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::game::Reason;
+
 /// A stored game.
 #[derive(Debug, Clone)]
 pub struct GameRow {
@@ -30,7 +32,7 @@ pub struct GameRow {
     /// `white` / `black`.
     pub winner: Option<String>,
     /// Why it ended.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// Room version.
     pub version: i32,
     /// Actions.
@@ -197,10 +199,10 @@ pub async fn upsert_player(db: &mut PgConnection, game_id: &str, p: &PlayerRow) 
 pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<GameRow>> {
     sqlx::query_as!(
         GameRow,
-        "SELECT id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status, winner, reason,
-            version, plies, turns, white_clock, black_clock, turn_at, draw_offer, takeback_offer, rematch_offer,
-            rematch_id, created_at, started_at, finished_at
-         FROM games WHERE id = $1",
+        r#"SELECT id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status, winner,
+            reason AS "reason: Reason", version, plies, turns, white_clock, black_clock, turn_at, draw_offer,
+            takeback_offer, rematch_offer, rematch_id, created_at, started_at, finished_at
+         FROM games WHERE id = $1"#,
         id
     )
     .fetch_optional(db)
@@ -256,7 +258,7 @@ pub async fn update_game(db: &mut PgConnection, g: &GameRow, old_version: i32) -
         old_version,
         g.status,
         g.winner,
-        g.reason,
+        g.reason as Option<Reason>,
         g.version,
         g.plies,
         g.turns,

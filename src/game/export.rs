@@ -105,7 +105,7 @@ pub fn pgn(live: &Game, site: &str) -> String {
     }
     tags.push(("Variant", live.info.id.to_string()));
     tags.push(("TimeControl", time_control_tag(live)));
-    let termination = match (live.status, live.reason.as_deref()) {
+    let termination = match (live.status, live.reason) {
         (s, _) if s.is_live() => "unterminated".to_string(),
         (_, Some(reason)) => reason.to_string(),
         (s, None) => s.name().to_string(),
@@ -204,8 +204,8 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::game::Status;
     use crate::game::model::{ActionRec, Offers};
+    use crate::game::{Reason, Status};
 
     fn finished(variant_id: &str, actions: &[(&str, Color)]) -> Game {
         let info = variant(variant_id).unwrap();
@@ -219,7 +219,7 @@ mod tests {
             rated: false,
             status: Status::Resign,
             winner: Some(Color::Black),
-            reason: Some("resign".into()),
+            reason: Some(Reason::Resign),
             version: 1,
             turns: 0,
             clocks: None,

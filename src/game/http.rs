@@ -16,7 +16,7 @@ use super::identity::Identity;
 use super::model::{CreateGame, Game, Seat};
 use super::round::commit_and_announce;
 use super::store::{self, CommitError, CreateError};
-use super::{GameId, Status, TIME_CONTROLS, TimeControl, random_base62};
+use super::{GameId, Reason, Status, TIME_CONTROLS, TimeControl, random_base62};
 use crate::auth::csrf;
 use crate::db;
 use crate::error::{ApiError, PageError};
@@ -371,7 +371,7 @@ fn clock_text(cs: i32) -> String {
 /// The result as a sentence.
 pub fn result_text(live: &Game) -> String {
     let who = |c: Color| if c == Color::White { "White" } else { "Black" };
-    let reason = live.reason.as_deref().unwrap_or("").replace('_', " ");
+    let reason = live.reason.map_or("", Reason::as_str).replace('-', " ");
     match (live.status, live.winner) {
         (Status::Created | Status::Started, _) => String::new(),
         (Status::Aborted, _) => "Game aborted".into(),

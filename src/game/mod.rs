@@ -7,6 +7,7 @@ pub mod http;
 pub mod identity;
 pub mod model;
 pub mod protocol;
+pub mod reason;
 pub mod refusal;
 pub mod round;
 pub mod socket;
@@ -14,11 +15,15 @@ pub mod store;
 pub mod sweeper;
 pub mod view;
 
+#[cfg(test)]
+mod listed;
+
 use std::fmt;
 
 use chessgold_engine::Color;
 
 pub use model::{CreateGame, PlayerRef};
+pub use reason::Reason;
 pub use store::create_game;
 
 /// Characters of game and player ids.

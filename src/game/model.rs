@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::clock::{add_cs, cs_between, lag_credit, spend};
+use super::reason::Reason;
 use super::refusal::RefusalCode;
 use super::view::{self, Event};
 use super::{GameId, Status, TimeControl};
@@ -244,7 +245,7 @@ pub struct Game {
     /// Winner once over.
     pub winner: Option<Color>,
     /// The rule that ended the game.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// Room version.
     pub version: i32,
     /// Turns completed.
@@ -348,13 +349,13 @@ impl Game {
     }
 
     /// Ends the game: freezes the clocks and records the result.
-    fn finish(&mut self, status: Status, winner: Option<Color>, reason: &str, now: OffsetDateTime) {
+    fn finish(&mut self, status: Status, winner: Option<Color>, reason: Reason, now: OffsetDateTime) {
         if let Some(c) = self.clocks_at(now) {
             self.clocks = Some(c);
         }
         self.status = status;
         self.winner = winner;
-        self.reason = Some(reason.to_string());
+        self.reason = Some(reason);
         self.turn_at = Some(now);
         self.finished_at = Some(now);
         self.offers = Offers::default();
@@ -365,7 +366,7 @@ impl Game {
         mut step: Step,
         status: Status,
         winner: Option<Color>,
-        reason: &str,
+        reason: Reason,
         now: OffsetDateTime,
         cfg: &GameSettings,
     ) -> Step {
@@ -375,7 +376,7 @@ impl Game {
         step
     }
 
-    /// Ends the game when its deadline has passed: no first move (aborted, `no_start`) or a
+    /// Ends the game when its deadline has passed: no first move (aborted, `no-start`) or a
     /// flag (a loss, or a draw when the opponent could not have won).
     pub fn tick(&mut self, now: OffsetDateTime, cfg: &GameSettings) -> Option<Step> {
         let deadline = self.deadline(cfg)?;
@@ -383,11 +384,11 @@ impl Game {
             return None;
         }
         if self.turns < 2 {
-            return Some(self.finish_step(Step::default(), Status::NoStart, None, "no_start", now, cfg));
+            return Some(self.finish_step(Step::default(), Status::NoStart, None, Reason::NoStart, now, cfg));
         }
         let loser = self.engine.turn();
         let (winner, reason) =
-            if self.engine.can_win(!loser) { (Some(!loser), "flag") } else { (None, "flag_insufficient_material") };
+            if self.engine.can_win(!loser) { (Some(!loser), Reason::Timeout) } else { (None, Reason::TimeoutDraw) };
         // Charge exactly the time that was left: the clock shows zero.
         let step = self.finish_step(Step::default(), Status::Outoftime, winner, reason, deadline, cfg);
         self.finished_at = Some(now);
@@ -481,7 +482,7 @@ impl Game {
                 EngineStatus::VariantEnd => Status::VariantEnd,
                 EngineStatus::Draw | EngineStatus::Ongoing => Status::Draw,
             };
-            step = self.finish_step(step, status, end.winner, end.reason.as_str(), now, cfg);
+            step = self.finish_step(step, status, end.winner, end.reason.into(), now, cfg);
         }
         Ok(step)
     }
@@ -500,7 +501,7 @@ impl Game {
     /// The game is not being played.
     pub fn resign(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
         self.require_started()?;
-        Ok(self.finish_step(Step::default(), Status::Resign, Some(!seat), "resign", now, cfg))
+        Ok(self.finish_step(Step::default(), Status::Resign, Some(!seat), Reason::Resign, now, cfg))
     }
 
     /// Aborts: allowed while waiting for an opponent and until both sides have made a turn.
@@ -514,7 +515,7 @@ impl Game {
         if self.turns >= 2 {
             return Err(refuse(RefusalCode::AbortTooLate, "both sides have moved: resign instead"));
         }
-        Ok(self.finish_step(Step::default(), Status::Aborted, None, "abort", now, cfg))
+        Ok(self.finish_step(Step::default(), Status::Aborted, None, Reason::Aborted, now, cfg))
     }
 
     /// Offers a draw, or accepts the opponent's offer.
@@ -524,7 +525,9 @@ impl Game {
     pub fn draw_yes(&mut self, seat: Color, now: OffsetDateTime, cfg: &GameSettings) -> Result<Step, Refusal> {
         self.require_started()?;
         match self.offers.draw {
-            Some(c) if c == !seat => Ok(self.finish_step(Step::default(), Status::Draw, None, "agreement", now, cfg)),
+            Some(c) if c == !seat => {
+                Ok(self.finish_step(Step::default(), Status::Draw, None, Reason::Agreement, now, cfg))
+            }
             Some(_) => Ok(Step::default()),
             None => {
                 self.offers.draw = Some(seat);
@@ -698,9 +701,9 @@ impl Game {
             ));
         }
         Ok(if victory {
-            self.finish_step(Step::default(), Status::Timeout, Some(seat), "abandoned", now, cfg)
+            self.finish_step(Step::default(), Status::Timeout, Some(seat), Reason::Abandoned, now, cfg)
         } else {
-            self.finish_step(Step::default(), Status::Draw, None, "claim_draw", now, cfg)
+            self.finish_step(Step::default(), Status::Draw, None, Reason::AbandonedDraw, now, cfg)
         })
     }
 
@@ -903,7 +906,7 @@ mod tests {
         g.play(Color::Black, "e7e5", 1, None, at(2.0), &c).unwrap();
         assert!(g.tick(at(11.9), &c).is_none());
         g.tick(at(12.5), &c).unwrap();
-        assert_eq!((g.status, g.winner, g.reason.as_deref()), (Status::Outoftime, Some(Color::Black), Some("flag")));
+        assert_eq!((g.status, g.winner, g.reason), (Status::Outoftime, Some(Color::Black), Some(Reason::Timeout)));
         assert_eq!(g.clocks, Some([0, 1000]));
     }
 
@@ -1020,6 +1023,6 @@ mod tests {
         assert_eq!(g.offers.draw, Some(Color::White));
         let step = g.draw_yes(Color::Black, now, &c).unwrap();
         assert!(step.finished);
-        assert_eq!((g.status, g.reason.as_deref()), (Status::Draw, Some("agreement")));
+        assert_eq!((g.status, g.reason), (Status::Draw, Some(Reason::Agreement)));
     }
 }

@@ -372,7 +372,7 @@ fn game_row(live: &Game) -> GameRow {
         rated: live.rated,
         status: live.status.id(),
         winner: color_text(live.winner),
-        reason: live.reason.clone(),
+        reason: live.reason,
         version: live.version,
         plies: live.actions.len() as i32,
         turns: live.turns,

@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 use super::clock::cs_between;
 use super::model::{Closed, Game};
 use super::protocol::Room;
+use super::reason::Reason;
 use crate::settings::GameSettings;
 
 /// Any view as a JSON value (`null` if it cannot be one, which a view never is).
@@ -341,7 +342,7 @@ pub struct End {
     /// The winner.
     pub winner: Option<&'static str>,
     /// The rule that ended the game.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// The clocks, frozen.
     pub clocks: Clocks,
     /// Rating changes of a rated game.
@@ -358,7 +359,7 @@ pub fn end(game: &Game, now: OffsetDateTime, cfg: &GameSettings) -> End {
     End {
         status: status(game),
         winner: color_name(game.winner),
-        reason: game.reason.clone(),
+        reason: game.reason,
         clocks: clocks(game, now, cfg),
         ratings: ratings(game),
         seed,
@@ -400,7 +401,7 @@ pub struct Full {
     /// Winner once over.
     pub winner: Option<&'static str>,
     /// The rule that ended the game.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// Both seats.
     pub players: Players,
     /// The client's seat.
@@ -438,7 +439,7 @@ pub fn full(game: &Game, you: Option<Color>, now: OffsetDateTime, cfg: &GameSett
         clock: game.clock.map(|c| Clock { limit: c.limit, increment: c.increment }),
         status: status(game),
         winner: color_name(game.winner),
-        reason: game.reason.clone(),
+        reason: game.reason,
         players: players(game),
         you: color_name(you),
         clocks: clocks(game, now, cfg),
@@ -594,7 +595,7 @@ pub struct Record {
     /// Winner once over.
     pub winner: Option<&'static str>,
     /// The rule that ended the game.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// The seed commitment of a random variant.
     pub seed_commitment: Option<String>,
     /// The seed, once over.
@@ -627,7 +628,7 @@ pub fn record(game: &Game) -> Record {
         clock: game.clock.map(|c| Clock { limit: c.limit, increment: c.increment }),
         status: status(game),
         winner: color_name(game.winner),
-        reason: game.reason.clone(),
+        reason: game.reason,
         seed_commitment: game.commitment.clone(),
         seed,
         salt,

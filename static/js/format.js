@@ -7,6 +7,8 @@ export function formatGold(value) {
   return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
 
+// Words for every reason a game ends with (docs/api.md, "End reasons"; src/game/reason.rs): the
+// rule book's names, hyphenated. A test of the server fails when a reason lacks words here.
 const REASONS = {
   checkmate: "Checkmate",
   stalemate: "Stalemate",
@@ -24,22 +26,18 @@ const REASONS = {
   "king-repeat": "King shuffle",
   resign: "Resignation",
   timeout: "Time out",
+  "timeout-draw": "Time out, but the opponent could not have won",
   abandoned: "Game abandoned",
+  "abandoned-draw": "Draw: the opponent left",
   agreement: "Draw by agreement",
   aborted: "Game aborted",
-  // Online play (docs/api.md): endings judged by the server rather than the rules.
-  abort: "Game aborted",
-  no_start: "No first move in time",
-  flag: "Time out",
-  flag_insufficient_material: "Time out, but the opponent could not have won",
-  claim_draw: "Draw: the opponent left",
-  threefold_repetition: "Threefold repetition",
+  "no-start": "No first move in time",
 };
 
 /** A readable name for a game-end reason code. */
 export function reasonText(reason, status) {
   if (reason && REASONS[reason]) return REASONS[reason];
-  if (reason) return reason.replace(/[-_]/g, " ").replace(/^./, (c) => c.toUpperCase());
+  if (reason) return reason.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
   if (status && status !== "ongoing") return status.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
   return "";
 }

@@ -39,7 +39,7 @@ export function resultOf(game) {
   const winner = game.winner;
   const loser = winner ? other(winner) : null;
   if (name === "aborted" || name === "no_start") {
-    return { score: "\u2013", reason: reasonText(name === "no_start" ? "no_start" : "abort"), winner: "No result: the game does not count" };
+    return { score: "\u2013", reason: reasonText(name === "no_start" ? "no-start" : "aborted"), winner: "No result: the game does not count" };
   }
   let reason;
   switch (name) {

@@ -49,10 +49,10 @@ async fn a_flag_loses_on_time() {
         let end = s.until("end").await;
         assert_eq!(end["d"]["status"]["id"], 35);
         assert_eq!(end["d"]["winner"], "black");
-        assert_eq!(end["d"]["reason"], "flag");
+        assert_eq!(end["d"]["reason"], "timeout");
         assert_eq!(end["d"]["clocks"]["white"], 0);
     }
-    assert_eq!(stored_result(&app.db_pool, &id).await, (35, Some("black".into()), Some("flag".into())));
+    assert_eq!(stored_result(&app.db_pool, &id).await, (35, Some("black".into()), Some("timeout".into())));
     assert_eq!(ws.act("g1f3", 2).await["d"]["code"], "game_over");
 }
 
@@ -94,7 +94,7 @@ async fn no_first_move_aborts_the_game_even_with_nobody_connected() {
         assert!(std::time::Instant::now() < deadline, "the sweeper ended the game");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(stored_result(&app.db_pool, &id).await, (37, None, Some("no_start".into())));
+    assert_eq!(stored_result(&app.db_pool, &id).await, (37, None, Some("no-start".into())));
     // A connected player sees the same for Black's first move.
     let (id, w2, b2) = users_game(&app.address, &app.db_pool, None, &app.settings.game).await;
     let mut ws = w2.socket(&id, None).await;
@@ -128,7 +128,7 @@ async fn a_flag_with_nobody_connected_is_ended_by_the_sweeper() {
         assert!(std::time::Instant::now() < deadline, "the game ended");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(stored_result(&app.db_pool, &id).await, (35, Some("white".into()), Some("flag".into())));
+    assert_eq!(stored_result(&app.db_pool, &id).await, (35, Some("white".into()), Some("timeout".into())));
     let g = chessgold::db::games::find(&app.db_pool, &id).await.unwrap().unwrap();
     assert_eq!(g.black_clock, Some(0));
 }

@@ -49,7 +49,7 @@ async fn a_game_against_the_computer_waits_for_a_first_move_however_long_it_take
         assert!(Instant::now() < deadline, "the sweeper aborts the game between people");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(stored_result(&app.db_pool, &people).await, (37, None, Some("no_start".into())));
+    assert_eq!(stored_result(&app.db_pool, &people).await, (37, None, Some("no-start".into())));
     for id in [&clocked, &unlimited] {
         assert_eq!(stored_result(&app.db_pool, id).await, (20, None, None), "the game against the computer goes on");
     }

@@ -306,5 +306,5 @@ pub async fn two_guests(base: &str, variant: &str, time: &str) -> (String, Brows
 /// The stored game row's status and winner.
 pub async fn stored_result(pool: &sqlx::PgPool, id: &str) -> (i16, Option<String>, Option<String>) {
     let g = chessgold::db::games::find(pool, id).await.unwrap().unwrap();
-    (g.status, g.winner, g.reason)
+    (g.status, g.winner, g.reason.map(|r| r.to_string()))
 }

@@ -117,7 +117,7 @@ async fn abort_only_until_both_sides_moved() {
     play_line(&mut ws, &mut bs, 0, &["e2e4"]).await;
     assert_eq!(bs.command("abort").await["t"], "ack");
     let end = ws.until("end").await;
-    assert_eq!((end["d"]["status"]["id"].as_i64(), end["d"]["reason"].as_str()), (Some(25), Some("abort")));
+    assert_eq!((end["d"]["status"]["id"].as_i64(), end["d"]["reason"].as_str()), (Some(25), Some("aborted")));
     assert_eq!(stored_result(&app.db_pool, &id).await.0, 25);
 
     let (_id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+3").await;

@@ -406,7 +406,7 @@ pub async fn due_games(db: impl PgExecutor<'_>, first_move_cs: i64) -> anyhow::R
     .context("listing games due to end")
 }
 
-/// Stores a chat line.
+/// Stores a chat line (`shadow`: a shadow-muted player's, kept out of every history).
 ///
 /// # Errors
 /// Database failures.
@@ -415,16 +415,19 @@ pub async fn insert_chat(
     game_id: &str,
     line: &ChatRow,
     user_id: Option<Uuid>,
+    shadow: bool,
 ) -> anyhow::Result<()> {
     sqlx::query!(
-        "INSERT INTO game_chat (game_id, room, author, user_id, color, text, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO game_chat (game_id, room, author, user_id, color, text, at, shadow) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         game_id,
         line.room,
         line.author,
         user_id,
         line.color,
         line.text,
-        line.at
+        line.at,
+        shadow
     )
     .execute(db)
     .await
@@ -432,7 +435,7 @@ pub async fn insert_chat(
     Ok(())
 }
 
-/// The last `limit` lines of a chat room, oldest first.
+/// The last `limit` lines of a chat room, oldest first, without shadow-muted lines.
 ///
 /// # Errors
 /// Database failures.
@@ -444,7 +447,8 @@ pub async fn recent_chat(
 ) -> anyhow::Result<Vec<ChatRow>> {
     let mut rows = sqlx::query_as!(
         ChatRow,
-        "SELECT room, author, color, text, at FROM game_chat WHERE game_id = $1 AND room = $2 ORDER BY id DESC LIMIT $3",
+        "SELECT room, author, color, text, at FROM game_chat WHERE game_id = $1 AND room = $2 AND NOT shadow \
+         ORDER BY id DESC LIMIT $3",
         game_id,
         room,
         limit

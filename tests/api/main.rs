@@ -9,6 +9,7 @@ mod helpers;
 mod lichess;
 mod lobby;
 mod local_play;
+mod moderation;
 mod pages;
 mod playing;
 mod profiles;

@@ -460,6 +460,34 @@ pub async fn recent_chat(
     Ok(rows)
 }
 
+/// [`recent_chat`] as `reader` sees it: without the lines of the accounts they block.
+///
+/// # Errors
+/// Database failures.
+pub async fn recent_chat_for(
+    db: impl PgExecutor<'_>,
+    game_id: &str,
+    room: &str,
+    limit: i64,
+    reader: Uuid,
+) -> anyhow::Result<Vec<ChatRow>> {
+    let mut rows = sqlx::query_as!(
+        ChatRow,
+        "SELECT room, author, color, text, at FROM game_chat c WHERE game_id = $1 AND room = $2 AND NOT shadow \
+         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $4 AND b.blocked_id = c.user_id) \
+         ORDER BY id DESC LIMIT $3",
+        game_id,
+        room,
+        limit,
+        reader
+    )
+    .fetch_all(db)
+    .await
+    .context("loading chat lines")?;
+    rows.reverse();
+    Ok(rows)
+}
+
 /// Locks a player (by key) until the transaction ends.
 ///
 /// # Errors

@@ -253,8 +253,9 @@ async fn next_line(sock: &mut Sock) -> String {
     sock.until("chat").await["d"]["line"]["text"].as_str().unwrap().to_string()
 }
 
-/// Alice on instance one and bob on instance two play a game; returns their sockets.
-async fn game_across(one: &TestApp, two: &TestApp) -> (String, Browser, Sock, Sock) {
+/// Alice on instance one and bob on instance two play a game; returns the game, their browsers
+/// (bob's on instance two) and their sockets.
+async fn game_across(one: &TestApp, two: &TestApp) -> (String, Browser, Browser, Sock, Sock) {
     let alice = Browser::new(&one.address);
     alice.signup("alice").await;
     let bob = Browser::new(&one.address);
@@ -263,16 +264,17 @@ async fn game_across(one: &TestApp, two: &TestApp) -> (String, Browser, Sock, So
     bob.join(&id).await;
     let mut a = alice.socket(&id, None).await;
     a.until("full").await;
-    let mut b = bob.on(&two.address).socket(&id, None).await;
+    let bob = bob.on(&two.address);
+    let mut b = bob.socket(&id, None).await;
     b.until("full").await;
-    (id, alice, a, b)
+    (id, alice, bob, a, b)
 }
 
 #[tokio::test]
 async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
     let one = spawn_app_with_redis().await;
     let two = second_instance(&one).await;
-    let (id, alice_b, mut a, mut b) = game_across(&one, &two).await;
+    let (id, alice_b, bob_b, mut a, mut b) = game_across(&one, &two).await;
     let pool = &one.db_pool;
     let (alice, bob) = (id_of(pool, "alice").await, id_of(pool, "bob").await);
     let judge = moderator(&one, "judge").await;
@@ -284,6 +286,14 @@ async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
     assert_eq!(say(&mut b, "bob here").await["t"], "ack");
     assert_eq!(next_line(&mut b).await, "bob here", "alice's line was hidden from bob");
     assert_eq!(next_line(&mut a).await, "bob here");
+    // Nor in the history bob gets on joining (alice still gets her own line).
+    let history_of = |h: &Value| -> Vec<String> {
+        h["d"]["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap().to_string()).collect()
+    };
+    let texts = history_of(&bob_b.socket(&id, None).await.until("chat_history").await);
+    assert_eq!(texts, ["bob here"]);
+    let texts = history_of(&alice_b.socket(&id, None).await.until("chat_history").await);
+    assert_eq!(texts, ["can you see me", "bob here"]);
     blocks::unblock(pool, bob, alice).await.unwrap();
 
     // A timeout: refused at once, saying until when.

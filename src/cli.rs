@@ -66,6 +66,21 @@ pub struct CreateTokenArgs {
 pub enum UserCommand {
     /// Create an account.
     Create(CreateUserArgs),
+    /// Change an account's role (written to the mod log).
+    Role(RoleArgs),
+}
+
+/// Arguments of `user role`.
+#[derive(Debug, Args)]
+pub struct RoleArgs {
+    /// The account's name (any letter case).
+    pub name: String,
+    /// `user`, `moderator` or `admin`.
+    #[arg(value_parser = ["user", "moderator", "admin"])]
+    pub role: String,
+    /// Why, for the mod log.
+    #[arg(long, default_value = "set from the command line")]
+    pub reason: String,
 }
 
 /// Arguments of `user create`.
@@ -313,6 +328,7 @@ pub fn run() -> ExitCode {
         Command::Serve => return service_exit(crate::operator::serve()),
         Command::Migrate => return service_exit(crate::operator::migrate()),
         Command::User(UserCommand::Create(args)) => return service_exit(create_user(args)),
+        Command::User(UserCommand::Role(args)) => return service_exit(set_role(args)),
         Command::Token(TokenCommand::Create(args)) => {
             return service_exit(crate::operator::create_token(&args.username, &args.name, &args.scopes));
         }
@@ -330,6 +346,11 @@ fn create_user(args: &CreateUserArgs) -> anyhow::Result<()> {
     let role = crate::domain::Role::parse(&args.role).map_err(|e| anyhow::anyhow!(e))?;
     let password = crate::operator::read_password(std::io::stdin().lock())?;
     crate::operator::create_user(&args.name, &password, role)
+}
+
+fn set_role(args: &RoleArgs) -> anyhow::Result<()> {
+    let role = crate::domain::Role::parse(&args.role).map_err(|e| anyhow::anyhow!(e))?;
+    crate::operator::set_role(&args.name, role, &args.reason)
 }
 
 fn service_exit(result: anyhow::Result<()>) -> ExitCode {

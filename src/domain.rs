@@ -86,21 +86,27 @@ impl NewPassword {
     }
 }
 
-/// A role of an account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// A role of an account, in increasing power (`docs/moderation.md`, Roles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// A player.
     User,
-    /// An operator.
+    /// A player who moderates: reports, sanctions, the mod log.
+    Moderator,
+    /// An operator: a moderator who also grants and revokes roles.
     Admin,
 }
 
 impl Role {
+    /// Every role, weakest first.
+    pub const ALL: [Role; 3] = [Role::User, Role::Moderator, Role::Admin];
+
     /// The stored text.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::User => "user",
+            Role::Moderator => "moderator",
             Role::Admin => "admin",
         }
     }
@@ -110,11 +116,23 @@ impl Role {
     /// # Errors
     /// The unknown text.
     pub fn parse(text: &str) -> Result<Role, String> {
-        match text {
-            "user" => Ok(Role::User),
-            "admin" => Ok(Role::Admin),
-            other => Err(format!("unknown role '{other}' (user or admin)")),
-        }
+        Role::ALL.into_iter().find(|r| r.as_str() == text).ok_or_else(|| {
+            format!(
+                "unknown role '{other}' (user, moderator or admin)",
+                other = text.chars().take(30).collect::<String>()
+            )
+        })
+    }
+
+    /// Whether the role may moderate (moderators and admins).
+    pub fn moderates(self) -> bool {
+        self >= Role::Moderator
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -149,7 +167,7 @@ mod tests {
 
     #[test]
     fn roles_round_trip() {
-        for r in [Role::User, Role::Admin] {
+        for r in Role::ALL {
             assert_eq!(Role::parse(r.as_str()).unwrap(), r);
         }
         assert!(Role::parse("root").is_err());

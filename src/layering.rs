@@ -1,6 +1,6 @@
 //! The direction of the service's dependencies, checked: the HTTP adapters (pages, the API, the
 //! sockets, sessions and forms, start-up) depend on the domain (games, the lobby, the database,
-//! the broker, notices, ratings), never the reverse. The test reads every source file under
+//! the broker, notices, ratings, moderation), never the reverse. The test reads every source file under
 //! `src/`, resolves each `crate::`, `super::` and `self::` path of its code (comments are
 //! skipped) and fails, naming the file, the line and the module, when a domain file reaches an
 //! adapter or the web framework. See `docs/architecture.md`, "Dependencies".

@@ -19,6 +19,7 @@ mod layering;
 pub mod lobby;
 pub mod metrics;
 pub mod middleware;
+pub mod moderation;
 pub mod notify;
 pub mod operator;
 pub mod pages;

@@ -1,4 +1,4 @@
-//! The operator commands: `serve`, `migrate`, `user create`.
+//! The operator commands: `serve`, `migrate`, `user create`, `user role`.
 
 use std::io::Read;
 
@@ -83,6 +83,23 @@ pub fn create_user(name: &str, password: &str, role: Role) -> anyhow::Result<()>
             }
             Err(CreateAccountError::Other(e)) => Err(e),
         }
+    })
+}
+
+/// `chessgold user role NAME ROLE [--reason TEXT]`: one mod-log row, by the command line.
+///
+/// # Errors
+/// An empty reason, an unknown account, no change, or a database failure.
+pub fn set_role(name: &str, role: Role, reason: &str) -> anyhow::Result<()> {
+    let reason = crate::moderation::Reason::parse(reason).map_err(|e| anyhow::anyhow!(e))?;
+    let settings = Settings::load()?;
+    telemetry::init(&settings.log);
+    runtime()?.block_on(async move {
+        let pool = db::pool(&settings.database)?;
+        db::migrate(&pool).await?;
+        let change = crate::moderation::roles::set_role(&pool, None, name, role, &reason).await?;
+        println!("{} is now {} (was {})", change.name, change.to, change.from);
+        Ok(())
     })
 }
 

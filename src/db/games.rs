@@ -408,7 +408,7 @@ pub async fn due_games(db: impl PgExecutor<'_>, first_move_cs: i64) -> anyhow::R
     .context("listing games due to end")
 }
 
-/// Stores a chat line.
+/// Stores a chat line (`shadow`: a shadow-muted player's, kept out of every history).
 ///
 /// # Errors
 /// Database failures.
@@ -417,16 +417,19 @@ pub async fn insert_chat(
     game_id: &str,
     line: &ChatRow,
     user_id: Option<Uuid>,
+    shadow: bool,
 ) -> anyhow::Result<()> {
     sqlx::query!(
-        "INSERT INTO game_chat (game_id, room, author, user_id, color, text, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO game_chat (game_id, room, author, user_id, color, text, at, shadow) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         game_id,
         line.room,
         line.author,
         user_id,
         line.color,
         line.text,
-        line.at
+        line.at,
+        shadow
     )
     .execute(db)
     .await
@@ -434,7 +437,7 @@ pub async fn insert_chat(
     Ok(())
 }
 
-/// The last `limit` lines of a chat room, oldest first.
+/// The last `limit` lines of a chat room, oldest first, without shadow-muted lines.
 ///
 /// # Errors
 /// Database failures.
@@ -446,10 +449,39 @@ pub async fn recent_chat(
 ) -> anyhow::Result<Vec<ChatRow>> {
     let mut rows = sqlx::query_as!(
         ChatRow,
-        "SELECT room, author, color, text, at FROM game_chat WHERE game_id = $1 AND room = $2 ORDER BY id DESC LIMIT $3",
+        "SELECT room, author, color, text, at FROM game_chat WHERE game_id = $1 AND room = $2 AND NOT shadow \
+         ORDER BY id DESC LIMIT $3",
         game_id,
         room,
         limit
+    )
+    .fetch_all(db)
+    .await
+    .context("loading chat lines")?;
+    rows.reverse();
+    Ok(rows)
+}
+
+/// [`recent_chat`] as `reader` sees it: without the lines of the accounts they block.
+///
+/// # Errors
+/// Database failures.
+pub async fn recent_chat_for(
+    db: impl PgExecutor<'_>,
+    game_id: &str,
+    room: &str,
+    limit: i64,
+    reader: Uuid,
+) -> anyhow::Result<Vec<ChatRow>> {
+    let mut rows = sqlx::query_as!(
+        ChatRow,
+        "SELECT room, author, color, text, at FROM game_chat c WHERE game_id = $1 AND room = $2 AND NOT shadow \
+         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $4 AND b.blocked_id = c.user_id) \
+         ORDER BY id DESC LIMIT $3",
+        game_id,
+        room,
+        limit,
+        reader
     )
     .fetch_all(db)
     .await

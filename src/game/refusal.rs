@@ -97,6 +97,8 @@ refusal_codes! {
     ChatTooLong => "chat_too_long",
     /// Too many chat lines in a short time.
     ChatFlood => "chat_flood",
+    /// A chat line of a player a moderator timed out of the chat (the message says until when).
+    ChatTimedOut => "chat_timed_out",
 }
 
 impl RefusalCode {

@@ -162,6 +162,11 @@ async fn prepare(
     if req.opponent.as_ref() == Some(&req.creator) {
         return Err(CreateError::Invalid("a player cannot play against themselves".into()));
     }
+    if let (PlayerRef::User(a), Some(PlayerRef::User(b))) = (&req.creator, &req.opponent)
+        && crate::moderation::blocks::is_blocked(pool, *a, *b).await?
+    {
+        return Err(CreateError::Invalid("these players cannot play each other: one blocks the other".into()));
+    }
     let (seed, salt, commitment) = if info.seeded {
         let mut bytes = [0u8; 40];
         getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
@@ -224,7 +229,8 @@ async fn insert(db: &mut sqlx::PgConnection, game: &GameRow, players: &[PlayerRo
 ///
 /// # Errors
 /// [`CreateError::Invalid`] for an unknown variant, a rated game without a clock or with a
-/// guest, a player against themselves; infrastructure failures.
+/// guest, a player against themselves, two accounts one of which blocks the other;
+/// infrastructure failures.
 pub async fn create_game(pool: &PgPool, req: CreateGame, cfg: &GameSettings) -> Result<GameId, CreateError> {
     create_game_with_id(pool, GameId::random()?, req, cfg).await
 }

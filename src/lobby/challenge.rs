@@ -12,6 +12,7 @@ use crate::db::challenges::{ChallengeRow, NewChallenge};
 use crate::game::store::{self, Busy, CreateError};
 use crate::game::{CreateGame, GameId, PlayerRef, TimeControl, parse_color};
 use crate::lobby::{LobbyCtx, players_started, random_color};
+use crate::moderation::blocks;
 use crate::notify::{self, UserMsg};
 
 /// Minutes a challenge waits for an answer.
@@ -158,6 +159,15 @@ pub async fn create(
             })?;
             if u.id == challenger {
                 return Err(ChallengeError::Invalid("you cannot challenge yourself".into()));
+            }
+            if blocks::blocks(&ctx.pool, u.id, challenger).await? {
+                return Err(ChallengeError::Forbidden(format!("{} does not accept challenges from you", u.username)));
+            }
+            if blocks::blocks(&ctx.pool, challenger, u.id).await? {
+                return Err(ChallengeError::Forbidden(format!(
+                    "you block {}: unblock them to challenge them",
+                    u.username
+                )));
             }
             Some((u.id, u.username))
         }

@@ -321,7 +321,13 @@ fn entry_player(e: &PoolEntry) -> Option<PlayerRef> {
 /// # Errors
 /// Pool-store failures.
 pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameId>> {
-    let pairs = ctx.lobby.pools.take_pairs(now_ms, Widening::default()).await?;
+    // The blocks among the waiting accounts, read before the pass: an account that joins
+    // meanwhile waits for the next one (`pools::pair`).
+    let mut users: Vec<Uuid> = ctx.lobby.pools.entries().await?.iter().filter_map(|e| e.user_id).collect();
+    users.sort_unstable();
+    users.dedup();
+    let blocks = crate::moderation::blocks::pairs_among(&ctx.pool, &users).await?;
+    let pairs = ctx.lobby.pools.take_pairs(now_ms, Widening::default(), blocks).await?;
     let mut games = Vec::new();
     for (a, b) in pairs {
         let (Some(pa), Some(pb)) = (entry_player(&a), entry_player(&b)) else { continue };

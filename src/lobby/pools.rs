@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::broker::BoxFuture;
+use crate::moderation::blocks::BlockedPairs;
 
 /// A player waiting in one pool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,9 +87,10 @@ impl Widening {
 }
 
 /// Pairs the entries of every pool: closest ratings first, each pair within the gap both
-/// players allow after their wait, never a player with themself, and a player at most once
-/// (over all pools). Pure: the stores call it under their lock.
-pub fn pair(entries: &[PoolEntry], now_ms: i64, w: &Widening) -> Vec<(PoolEntry, PoolEntry)> {
+/// players allow after their wait, never a player with themself, never two accounts one of which
+/// blocks the other (nor an account whose blocks were not read: it waits for the next pass), and
+/// a player at most once (over all pools). Pure: the stores call it under their lock.
+pub fn pair(entries: &[PoolEntry], now_ms: i64, w: &Widening, blocks: &BlockedPairs) -> Vec<(PoolEntry, PoolEntry)> {
     let mut by_pool: BTreeMap<&PoolKey, Vec<&PoolEntry>> = BTreeMap::new();
     for e in entries.iter().filter(|e| now_ms - e.seen_ms < w.stale_ms) {
         by_pool.entry(&e.pool).or_default().push(e);
@@ -97,7 +99,7 @@ pub fn pair(entries: &[PoolEntry], now_ms: i64, w: &Widening) -> Vec<(PoolEntry,
     for list in by_pool.values() {
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
-                if a.player == b.player {
+                if a.player == b.player || !blocks.may_pair(a.user_id, b.user_id) {
                     continue;
                 }
                 let gap = i64::from((a.rating - b.rating).abs());
@@ -145,9 +147,14 @@ pub trait Pools: Send + Sync + std::fmt::Debug {
     fn leave_player<'a>(&'a self, player: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
     /// Marks the entries of a socket alive.
     fn refresh<'a>(&'a self, conn: &'a str, now_ms: i64) -> BoxFuture<'a, anyhow::Result<()>>;
-    /// One matcher pass: the pairs made, their players' entries removed. Returns nothing when
-    /// another instance holds the matcher lock.
-    fn take_pairs(&self, now_ms: i64, w: Widening) -> BoxFuture<'_, anyhow::Result<Vec<(PoolEntry, PoolEntry)>>>;
+    /// One matcher pass: the pairs made (never against `blocks`), their players' entries
+    /// removed. Returns nothing when another instance holds the matcher lock.
+    fn take_pairs(
+        &self,
+        now_ms: i64,
+        w: Widening,
+        blocks: BlockedPairs,
+    ) -> BoxFuture<'_, anyhow::Result<Vec<(PoolEntry, PoolEntry)>>>;
     /// Every waiting entry (tests, the pools' counts on the home page).
     fn entries(&self) -> BoxFuture<'_, anyhow::Result<Vec<PoolEntry>>>;
 }
@@ -197,10 +204,15 @@ impl Pools for MemoryPools {
         })
     }
 
-    fn take_pairs(&self, now_ms: i64, w: Widening) -> BoxFuture<'_, anyhow::Result<Vec<(PoolEntry, PoolEntry)>>> {
+    fn take_pairs(
+        &self,
+        now_ms: i64,
+        w: Widening,
+        blocks: BlockedPairs,
+    ) -> BoxFuture<'_, anyhow::Result<Vec<(PoolEntry, PoolEntry)>>> {
         Box::pin(async move {
             self.with(|v| {
-                let pairs = pair(v, now_ms, &w);
+                let pairs = pair(v, now_ms, &w, &blocks);
                 let drop: Vec<PoolEntry> = leftovers(v, &pairs, now_ms, &w).into_iter().cloned().collect();
                 v.retain(|e| !drop.contains(e));
                 pairs
@@ -362,7 +374,12 @@ impl Pools for RedisPools {
         })
     }
 
-    fn take_pairs(&self, now_ms: i64, w: Widening) -> BoxFuture<'_, anyhow::Result<Vec<(PoolEntry, PoolEntry)>>> {
+    fn take_pairs(
+        &self,
+        now_ms: i64,
+        w: Widening,
+        blocks: BlockedPairs,
+    ) -> BoxFuture<'_, anyhow::Result<Vec<(PoolEntry, PoolEntry)>>> {
         Box::pin(async move {
             let mut c = self.conn.clone();
             let lock = self.key("lock");
@@ -383,7 +400,7 @@ impl Pools for RedisPools {
                 // still there: should this pass outlive its lock and another matcher run, an
                 // entry still goes to one pairing only.
                 let mut pairs = Vec::new();
-                for (a, b) in pair(&entries, now_ms, &w) {
+                for (a, b) in pair(&entries, now_ms, &w, &blocks) {
                     let name = a.pool.name();
                     let took: i64 = redis::Script::new(TAKE_PAIR)
                         .key(self.key(&format!("z:{name}")))
@@ -437,6 +454,25 @@ mod tests {
         }
     }
 
+    fn account(player: &str, rating: i32) -> PoolEntry {
+        PoolEntry { user_id: Some(Uuid::new_v4()), guest_id: None, ..entry(player, rating, 0, "3+2") }
+    }
+
+    #[test]
+    fn a_blocked_pair_is_never_made_and_unread_accounts_wait() {
+        let w = Widening::default();
+        let (a, b, c) = (account("a", 1500), account("b", 1500), account("c", 1600));
+        let ids = [a.user_id.unwrap(), b.user_id.unwrap(), c.user_id.unwrap()];
+        let mut blocks = BlockedPairs::none_among(ids);
+        assert_eq!(names(&pair(&[a.clone(), b.clone(), c.clone()], 0, &w, &blocks)), [("a".into(), "b".into())]);
+        blocks.add(ids[1], ids[0]);
+        let es = [a.clone(), b.clone(), c.clone()];
+        assert_eq!(names(&pair(&es, 0, &w, &blocks)), [("a".into(), "c".into())], "the closest pair is blocked");
+        assert!(pair(&[a.clone(), b.clone()], 600_000, &w, &blocks).is_empty(), "never, however long they wait");
+        let unread = BlockedPairs::none_among([ids[0]]);
+        assert!(pair(&[a, b], 0, &w, &unread).is_empty(), "b's blocks were not read");
+    }
+
     fn names(pairs: &[(PoolEntry, PoolEntry)]) -> Vec<(String, String)> {
         pairs.iter().map(|(a, b)| (a.player.clone(), b.player.clone())).collect()
     }
@@ -445,17 +481,17 @@ mod tests {
     fn closest_ratings_pair_first() {
         let w = Widening::default();
         let es = [entry("a", 1500, 0, "3+2"), entry("b", 1580, 0, "3+2"), entry("c", 1510, 0, "3+2")];
-        assert_eq!(names(&pair(&es, 0, &w)), [("a".into(), "c".into())]);
+        assert_eq!(names(&pair(&es, 0, &w, &BlockedPairs::default())), [("a".into(), "c".into())]);
     }
 
     #[test]
     fn the_gap_widens_with_waiting() {
         let w = Widening::default();
         let es = [entry("a", 1500, 0, "3+2"), entry("b", 1800, 0, "3+2")];
-        assert!(pair(&es, 3_000, &w).is_empty(), "100 + 3 x 50 < 300");
-        assert_eq!(pair(&es, 4_000, &w).len(), 1, "100 + 4 x 50 >= 300");
+        assert!(pair(&es, 3_000, &w, &BlockedPairs::default()).is_empty(), "100 + 3 x 50 < 300");
+        assert_eq!(pair(&es, 4_000, &w, &BlockedPairs::default()).len(), 1, "100 + 4 x 50 >= 300");
         let far = [entry("a", 1000, 0, "3+2"), entry("b", 2100, 0, "3+2")];
-        assert!(pair(&far, 600_000, &w).is_empty(), "never beyond the widest gap");
+        assert!(pair(&far, 600_000, &w, &BlockedPairs::default()).is_empty(), "never beyond the widest gap");
     }
 
     #[test]
@@ -463,23 +499,25 @@ mod tests {
         let w = Widening::default();
         let mut twin = entry("a", 1500, 0, "3+2");
         twin.conn = "other-tab".into();
-        assert!(pair(&[entry("a", 1500, 0, "3+2"), twin], 0, &w).is_empty());
+        assert!(pair(&[entry("a", 1500, 0, "3+2"), twin], 0, &w, &BlockedPairs::default()).is_empty());
         let es = [
             entry("a", 1500, 0, "3+2"),
             entry("b", 1500, 0, "3+2"),
             entry("a", 1500, 0, "5+0"),
             entry("c", 1500, 0, "5+0"),
         ];
-        let pairs = pair(&es, 0, &w);
+        let pairs = pair(&es, 0, &w, &BlockedPairs::default());
         assert_eq!(pairs.len(), 1, "a is paired once: {:?}", names(&pairs));
-        assert!(pair(&[entry("a", 1500, 0, "3+2"), entry("b", 1500, 0, "5+0")], 0, &w).is_empty());
+        assert!(
+            pair(&[entry("a", 1500, 0, "3+2"), entry("b", 1500, 0, "5+0")], 0, &w, &BlockedPairs::default()).is_empty()
+        );
     }
 
     #[test]
     fn stale_entries_are_not_paired_and_are_dropped() {
         let w = Widening::default();
         let es = [entry("a", 1500, 0, "3+2"), entry("b", 1500, 40_000, "3+2")];
-        assert!(pair(&es, 40_000, &w).is_empty());
+        assert!(pair(&es, 40_000, &w, &BlockedPairs::default()).is_empty());
         assert_eq!(leftovers(&es, &[], 40_000, &w).len(), 1);
     }
 
@@ -489,7 +527,7 @@ mod tests {
         for e in [entry("a", 1500, 0, "3+2"), entry("b", 1500, 0, "3+2"), entry("a", 1500, 0, "5+0")] {
             p.join(e).await.unwrap();
         }
-        let pairs = p.take_pairs(0, Widening::default()).await.unwrap();
+        let pairs = p.take_pairs(0, Widening::default(), BlockedPairs::default()).await.unwrap();
         assert_eq!(pairs.len(), 1);
         assert!(p.entries().await.unwrap().is_empty(), "a's other pool entry went too");
     }

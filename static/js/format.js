@@ -75,6 +75,7 @@ const REFUSALS = {
   chat_empty: "Type something first.",
   chat_too_long: "The line is too long.",
   chat_flood: "Slow down: too many lines.",
+  chat_timed_out: "You are timed out of the chat for now.",
 };
 
 /** What to show for a refusal: the server's sentence, else the words of its code. */

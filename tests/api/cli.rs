@@ -1,4 +1,4 @@
-//! The operator commands run as a real process: `user create`, `migrate`, `serve`.
+//! The operator commands run as a real process: `user create`, `user role`, `migrate`, `serve`.
 #![expect(
     clippy::expect_used,
     clippy::unwrap_used,
@@ -58,6 +58,34 @@ async fn user_create_refuses_bad_input_and_taken_names() {
     // The password never goes on the command line.
     let out = chessgold(&app.db_url, &["user", "create", "nopass"], "");
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[tokio::test]
+async fn user_role_changes_a_role_with_one_mod_log_row() {
+    let app = spawn_app().await;
+    let out = chessgold(&app.db_url, &["user", "create", "Helper", "--password-stdin"], "password1\n");
+    assert!(out.status.success());
+    let out = chessgold(&app.db_url, &["user", "role", "helper", "moderator", "--reason", "trusted player"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Helper is now moderator (was user)"));
+    let row = chessgold::db::users::find_by_name(&app.db_pool, "helper").await.unwrap().unwrap();
+    assert_eq!(row.role, "moderator");
+    let log: Vec<(Option<uuid::Uuid>, uuid::Uuid, String, String)> =
+        sqlx::query_as("SELECT moderator_id, target_id, action, reason FROM mod_log")
+            .fetch_all(&app.db_pool)
+            .await
+            .unwrap();
+    assert_eq!(log, [(None, row.id, "set_role".to_string(), "trusted player".to_string())]);
+    // No change, no account, no such role: refused, and nothing more is logged.
+    let out = chessgold(&app.db_url, &["user", "role", "Helper", "moderator"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Helper is already moderator"));
+    let out = chessgold(&app.db_url, &["user", "role", "nobody", "admin"], "");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no account named 'nobody'"));
+    let out = chessgold(&app.db_url, &["user", "role", "Helper", "root"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let n: (i64,) = sqlx::query_as("SELECT count(*) FROM mod_log").fetch_one(&app.db_pool).await.unwrap();
+    assert_eq!(n.0, 1);
 }
 
 #[tokio::test]

@@ -1,5 +1,8 @@
 //! The rooms' chat: a line is checked, stored, and travels on the broker to every instance's
-//! sockets of its room.
+//! sockets of its room. A timed-out player's line is refused, saying until when; a shadow-muted
+//! player's line reaches only themself and other shadow-muted players; a line is not shown to
+//! those who block its author (`docs/moderation.md`). Both are read from the database for each
+//! line, so a sanction or a block holds on every instance at once.
 
 use chessgold_engine::Color;
 use time::OffsetDateTime;
@@ -9,7 +12,9 @@ use crate::db;
 use crate::db::games::ChatRow;
 use crate::game::protocol::{self, Room};
 use crate::game::refusal::RefusalCode;
-use crate::game::view::ChatLine;
+use crate::game::view::{self, ChatLine};
+use crate::moderation::blocks;
+use crate::moderation::sanctions::{self, ChatStanding};
 
 /// Chat lines sent to a joining client.
 pub(super) const CHAT_HISTORY: i64 = 50;
@@ -53,6 +58,26 @@ impl Round {
         if clean.chars().count() > max {
             return Err(ApiRefusal::new(RefusalCode::ChatTooLong, format!("a line has at most {max} characters")));
         }
+        let standing = match user_id {
+            Some(u) => match sanctions::chat_standing(&self.ctx.pool, u).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!(error = format!("{e:#}"), "reading a chat standing");
+                    return Err(ApiRefusal::new(RefusalCode::Unavailable, "the line could not be saved"));
+                }
+            },
+            None => ChatStanding::default(),
+        };
+        if let Some(until) = standing.timed_out_until {
+            let at = until
+                .to_offset(time::UtcOffset::UTC)
+                .format(&time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC"))
+                .unwrap_or_default();
+            return Err(ApiRefusal::new(
+                RefusalCode::ChatTimedOut,
+                format!("you are timed out of the chat until {at}"),
+            ));
+        }
         let line = ChatRow {
             room: room.as_str().to_string(),
             author: name,
@@ -60,15 +85,54 @@ impl Round {
             text: clean,
             at: OffsetDateTime::now_utc(),
         };
-        if let Err(e) = db::games::insert_chat(&self.ctx.pool, self.live.id.as_str(), &line, user_id).await {
+        if let Err(e) =
+            db::games::insert_chat(&self.ctx.pool, self.live.id.as_str(), &line, user_id, standing.shadow_muted).await
+        {
             tracing::error!(error = format!("{e:#}"), "storing a chat line");
             return Err(ApiRefusal::new(RefusalCode::Unavailable, "the line could not be saved"));
         }
-        let notice = Notice::Chat { room, line: ChatLine::from(&line) };
+        let notice = Notice::Chat { room, line: ChatLine::from(&line), author: user_id, shadow: standing.shadow_muted };
         if self.ctx.broker.publish(&channel(&self.live.id), &notice.encode()).await.is_err() {
             // Without the broker at least this instance's sockets hear it.
             self.on_notice(notice).await;
         }
         Ok(())
+    }
+
+    /// Sends a chat line to this instance's sockets of its room that may read it: not those who
+    /// block its author, and for a shadow-muted line only the author and shadow-muted readers.
+    pub(super) async fn deliver_chat(&mut self, room: Room, line: &ChatLine, author: Option<uuid::Uuid>, shadow: bool) {
+        let readers: Vec<uuid::Uuid> =
+            self.conns.values().filter(|c| c.room() == room).filter_map(|c| c.user_id).collect();
+        let hidden_from = match author {
+            Some(a) => blocks::blockers_among(&self.ctx.pool, a, &readers).await,
+            None => Ok(Default::default()),
+        };
+        let muted =
+            if shadow { sanctions::shadow_muted_among(&self.ctx.pool, &readers).await } else { Ok(Default::default()) };
+        let (hidden_from, muted) = match (hidden_from, muted) {
+            (Ok(h), Ok(m)) => (h, m),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!(error = format!("{e:#}"), "reading who may read a chat line");
+                // Without them: a line reaches everyone, a shadow line only its author.
+                (Default::default(), Default::default())
+            }
+        };
+        let out = protocol::msg("chat", view::value(&view::Chat { room, line }));
+        let slow: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.room() == room)
+            .filter(|(_, c)| match c.user_id {
+                Some(u) if Some(u) == author => true,
+                Some(u) => !hidden_from.contains(&u) && (!shadow || muted.contains(&u)),
+                None => !shadow,
+            })
+            .filter(|(_, c)| c.tx.try_send(out.clone()).is_err())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in slow {
+            self.conns.remove(&id);
+        }
     }
 }

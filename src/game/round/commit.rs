@@ -36,6 +36,12 @@ pub enum Notice {
         room: Room,
         /// The line.
         line: ChatLine,
+        /// The author's account: the line is not shown to those who block it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        author: Option<uuid::Uuid>,
+        /// A shadow-muted author's line: only the author and shadow-muted players see it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        shadow: bool,
     },
 }
 
@@ -170,7 +176,7 @@ mod tests {
             text: "gg".into(),
             at: "2026-11-29T17:02:03Z".into(),
         };
-        let chat = Notice::Chat { room: Room::Player, line };
+        let chat = Notice::Chat { room: Room::Player, line, author: None, shadow: false };
         assert_eq!(
             chat.encode(),
             r#"{"kind":"chat","room":"player","line":{"author":"alice","color":"white","text":"gg","at":"2026-11-29T17:02:03Z"}}"#

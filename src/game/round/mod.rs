@@ -612,10 +612,7 @@ impl Round {
                     self.reload().await;
                 }
             }
-            Notice::Chat { room, line } => {
-                let out = protocol::msg("chat", view::value(&view::Chat { room, line: &line }));
-                self.send_all(&out, Some(room));
-            }
+            Notice::Chat { room, line, author, shadow } => self.deliver_chat(room, &line, author, shadow).await,
         }
     }
 }

@@ -110,8 +110,8 @@ impl Round {
     /// Brings a joining client up to date: missed events or a full resync, then its chat room,
     /// the connection state and the clocks.
     pub(super) async fn sync(&mut self, conn: u64, since: Option<i32>) {
-        let Some(seat_room) = self.conns.get(&conn).map(|c| (c.seat, c.room())) else { return };
-        let (seat, room) = seat_room;
+        let Some(seat_room) = self.conns.get(&conn).map(|c| (c.seat, c.room(), c.user_id)) else { return };
+        let (seat, room, reader) = seat_room;
         let v = self.live.version;
         let max = self.cfg().max_replay_events;
         match catch_up(since, v, max) {
@@ -143,7 +143,12 @@ impl Round {
                 self.send(conn, full);
             }
         }
-        match db::games::recent_chat(&self.ctx.pool, self.live.id.as_str(), room.as_str(), CHAT_HISTORY).await {
+        let (pool, id) = (&self.ctx.pool, self.live.id.as_str());
+        let lines = match reader {
+            Some(u) => db::games::recent_chat_for(pool, id, room.as_str(), CHAT_HISTORY, u).await,
+            None => db::games::recent_chat(pool, id, room.as_str(), CHAT_HISTORY).await,
+        };
+        match lines {
             Ok(lines) => {
                 let history = view::ChatHistory { room, lines: lines.iter().map(ChatLine::from).collect() };
                 self.send(conn, protocol::msg("chat_history", view::value(&history)));

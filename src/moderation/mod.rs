@@ -1,0 +1,15 @@
+//! Moderation (issue 15), the domain and its storage: roles and their changes, the append-only
+//! mod log, players' reports and the moderators' queue, players' blocks, and sanctions (chat
+//! timeouts and shadow-mutes). No HTTP here: the `/mod` pages and the API call these functions.
+//! `docs/moderation.md` describes what exists.
+//!
+//! Every moderation action goes through [`log::append`] in the transaction that makes it, and
+//! closes the open reports it answers ([`reports::close_open`]) in the same transaction.
+
+pub mod blocks;
+pub mod log;
+pub mod reports;
+pub mod roles;
+pub mod sanctions;
+
+pub use self::log::{LogId, ModAction, Reason};

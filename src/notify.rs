@@ -58,6 +58,12 @@ impl UserHub {
         hub
     }
 
+    /// How many listeners this instance has: its open event streams (each page of a signed-in
+    /// player holds one while it is open).
+    pub fn listeners(&self) -> usize {
+        self.local.receiver_count()
+    }
+
     /// Receives every account's news from now on (filter by [`Envelope::user`]).
     pub fn listen(&self) -> broadcast::Receiver<Envelope> {
         self.local.subscribe()

@@ -64,10 +64,16 @@ function onEvent(e) {
   }
 }
 
+// The stream ends with the page: a stream left open would hold one of the browser's few
+// connections to the site until the server gave up on it, and after a few pages the next page
+// would wait for a free one.
+const leaving = new AbortController();
+addEventListener("pagehide", () => leaving.abort());
+
 async function follow() {
-  for (let delay = 1000; ; delay = Math.min(delay * 2, 30000)) {
+  for (let delay = 1000; !leaving.signal.aborted; delay = Math.min(delay * 2, 30000)) {
     try {
-      const resp = await fetch("/api/stream/event", { credentials: "same-origin" });
+      const resp = await fetch("/api/stream/event", { credentials: "same-origin", signal: leaving.signal });
       if (!resp.ok || !resp.body) throw new Error(String(resp.status));
       delay = 1000;
       const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();

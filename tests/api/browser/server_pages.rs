@@ -1,5 +1,5 @@
 //! Pages the server says things on: the home page of a player in a game, and the lobby's refusal
-//! with the way back to that game.
+//! with the way back to that game; and the account's event stream each signed-in page reads.
 
 use super::*;
 
@@ -46,4 +46,23 @@ async fn home_a_player_in_a_clocked_game_is_shown_the_way_back_to_it() {
             &format!("location.pathname === '{path}' && document.querySelector('#board-app')"),
         )
         .await;
+}
+
+/// Each page of a signed-in player reads the account's event stream, and ends it when the player
+/// leaves the page. A stream left open held one of the browser's six connections to the site
+/// until the server dropped it, about a minute later: after six pages the next one waited for
+/// a connection that long.
+#[tokio::test]
+async fn a_signed_in_page_ends_its_event_stream_when_the_player_leaves_it() {
+    let (app, browser, _permit) = session().await;
+    browser.sign_up("walker").await;
+    let pages =
+        ["/player", "/login", "/variant/gold", "/game/new", "/game/computer", "/@/walker", "/account/tokens", "/"];
+    for path in pages {
+        browser.goto(path).await;
+        browser.wait_for(&format!("the header on {path}"), "document.querySelector('.user-name')").await;
+    }
+    let streams = || async { app.state.users.listeners() };
+    let one = wait_until(|| async { streams().await == 1 }).await;
+    assert!(one, "{} event streams open after {} pages, one is still shown", streams().await, pages.len() + 1);
 }

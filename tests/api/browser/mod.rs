@@ -32,6 +32,7 @@ mod lobby;
 mod server_pages;
 mod site;
 mod style;
+mod walk;
 
 /// One browser at a time: the machines have two cores.
 static ONE_BROWSER: Semaphore = Semaphore::const_new(1);

@@ -1,11 +1,11 @@
-//! Every page kind is styled, on a desktop and on a phone, in both themes: the computed styles
-//! of each page's main elements (a stylesheet whose rules never apply fails here), nothing wider
+//! Style checks, run by the page walk of `walk.rs` in every page kind: the computed styles of
+//! each page's main elements (a stylesheet whose rules never apply fails here), nothing wider
 //! than the screen, the navigation reachable, text readable on its background; and a phone
 //! player buys from the shop without scrolling.
 //!
 //! With `CHESSGOLD_SCREENSHOTS=dir` set, each page is also saved there as a PNG to look at.
 
-use super::site::{Page, Site};
+use super::site::Page;
 use super::*;
 
 /// Reads computed styles and colour contrast in the page.
@@ -70,12 +70,12 @@ window.cgStyle = {
 return null;"#;
 
 impl Browser {
-    async fn style_tools(&self) {
+    pub(super) async fn style_tools(&self) {
         self.js(STYLE_JS).await;
     }
 
     /// A computed style of the first element matching `selector`.
-    async fn style(&self, selector: &str, prop: &str) -> String {
+    pub(super) async fn style(&self, selector: &str, prop: &str) -> String {
         let v = self.js(&format!("return cgStyle.of({selector:?}, {prop:?});")).await;
         match v.as_str() {
             Some(value) => value.to_string(),
@@ -102,7 +102,7 @@ impl Browser {
     }
 
     /// Saves a screenshot when `CHESSGOLD_SCREENSHOTS` names a folder.
-    async fn keep_screenshot(&self, name: &str) {
+    pub(super) async fn keep_screenshot(&self, name: &str) {
         let Some(dir) = std::env::var_os("CHESSGOLD_SCREENSHOTS") else { return };
         let png = self.client.screenshot().await.expect("a screenshot");
         let file: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
@@ -121,7 +121,7 @@ fn px(value: &str) -> f64 {
 
 /// What every page shares: nothing sideways, cards drawn as cards, and the navigation reachable
 /// (the links on a desktop, the menu button on a phone).
-async fn check_every_page(b: &Browser, screen: Screen, label: &str) {
+pub(super) async fn check_every_page(b: &Browser, screen: Screen, label: &str) {
     let overflow = b.js("return cgStyle.overflow();").await;
     assert_eq!(overflow, json!([]), "{label}: wider than the screen");
     if b.js("return !!document.querySelector('main .card');").await == json!(true) {
@@ -148,7 +148,7 @@ async fn check_every_page(b: &Browser, screen: Screen, label: &str) {
 }
 
 /// The page's own main elements.
-async fn check_page_kind(b: &Browser, screen: Screen, page: &Page, label: &str) {
+pub(super) async fn check_page_kind(b: &Browser, screen: Screen, page: &Page, label: &str) {
     match page.kind {
         "home" => {
             assert_eq!(b.style(".pool-grid", "display").await, "grid", "{label}");
@@ -199,59 +199,18 @@ async fn check_page_kind(b: &Browser, screen: Screen, page: &Page, label: &str) 
     }
 }
 
-/// Opens every page in both themes and checks it.
-async fn check_pages(b: &Browser, screen: Screen, pages: &[Page], who: &str) {
-    for theme in Theme::ALL {
-        b.set_theme(theme).await;
-        for page in pages {
-            let label = format!("{} ({}) on a {screen}, {}, {who}", page.kind, page.path, theme.name());
-            b.visit(page).await;
-            b.style_tools().await;
-            b.keep_screenshot(&label).await;
-            check_every_page(b, screen, &label).await;
-            check_page_kind(b, screen, page, &label).await;
-            // Pages rendered for the signed-in player (error pages were not, issue 12's
-            // second defect) announce the challenge to them.
-            if who == "signed in" && b.js("return !!document.querySelector('.user-menu');").await == json!(true) {
-                b.wait_for("the challenge notification", "document.querySelector('#notifications .notification')")
-                    .await;
-                assert_eq!(b.style("#notifications", "position").await, "fixed", "{label}: the notifications");
-                assert_eq!(b.style(".notification", "border-top-left-radius").await, "8px", "{label}");
-                let text = b.contrast(".notification a").await;
-                assert!(text >= 4.5, "{label}: the notification's contrast is {text}");
-                assert_eq!(b.text(".avatar").await.to_lowercase(), "a", "{label}: the avatar is the first letter");
-            }
-        }
+/// A page rendered for the signed-in player (error pages were not, issue 12's second defect)
+/// announces the challenge to them in a styled, readable notification, beside their avatar.
+pub(super) async fn check_signed_in_header(b: &Browser, label: &str) {
+    if b.js("return !!document.querySelector('.user-menu');").await != json!(true) {
+        return;
     }
-}
-
-async fn every_page_kind_is_styled_on(screen: Screen, name: &str) {
-    let _permit = ONE_BROWSER.acquire().await.expect("the browser semaphore is never closed");
-    let site = Site::build().await;
-    let b = Browser::start_on(&site.app, screen).await;
-    b.goto("/").await;
-    check_pages(&b, screen, &site.pages(), "signed out").await;
-
-    b.sign_up(name).await;
-    let challenge = site.challenge(name).await;
-    b.create_token().await;
-    b.style_tools().await;
-    // The new token, shown once, wraps on a phone.
-    assert_eq!(b.style(".token-value", "word-break").await, "break-all", "the new token on a {screen}");
-    assert_eq!(b.js("return cgStyle.overflow();").await, json!([]), "the new token on a {screen}");
-    let mut pages = site.pages();
-    pages.extend(Site::account_pages(&challenge));
-    check_pages(&b, screen, &pages, "signed in").await;
-}
-
-#[tokio::test]
-async fn every_page_kind_is_styled_on_a_desktop() {
-    every_page_kind_is_styled_on(Screen::Desktop, "alice").await;
-}
-
-#[tokio::test]
-async fn every_page_kind_is_styled_on_a_phone() {
-    every_page_kind_is_styled_on(Screen::Phone, "anna").await;
+    b.wait_for("the challenge notification", "document.querySelector('#notifications .notification')").await;
+    assert_eq!(b.style("#notifications", "position").await, "fixed", "{label}: the notifications");
+    assert_eq!(b.style(".notification", "border-top-left-radius").await, "8px", "{label}");
+    let text = b.contrast(".notification a").await;
+    assert!(text >= 4.5, "{label}: the notification's contrast is {text}");
+    assert_eq!(b.text(".avatar").await.to_lowercase(), "a", "{label}: the avatar is the first letter");
 }
 
 /// During a Chess Gold game, both player bars, the board and the shop are on the first screen,

@@ -38,8 +38,14 @@ pub struct ApplicationSettings {
     pub public_origins: Vec<String>,
     /// Mark the session cookie `Secure`.
     pub secure_cookies: bool,
-    /// Signs the session cookie; empty means a random key per start.
+    /// Signs the session cookie and the guests' seats; empty means the key of
+    /// `session_key_file`.
     pub session_key: SecretString,
+    /// Where the key is kept when `session_key` is empty: read from this file, or made once and
+    /// written there (readable by the owner only). Empty means a random key per start.
+    pub session_key_file: PathBuf,
+    /// Refuse to start without `session_key` (production: instances share one key).
+    pub session_key_required: bool,
     /// Folder of static files.
     pub static_dir: PathBuf,
     /// `Cache-Control: max-age` of static files.
@@ -178,6 +184,68 @@ impl GameSettings {
     }
 }
 
+/// The shortest session key accepted.
+pub const MIN_SESSION_KEY: usize = 64;
+
+impl ApplicationSettings {
+    /// The key that signs sessions and guests' seats: `session_key`, else the one kept in
+    /// `session_key_file` (made and written there the first time), else a random one for this
+    /// start only (sessions and guests' seats then end at every restart).
+    ///
+    /// # Errors
+    /// The key file cannot be read or written, or holds a key that is too short.
+    pub fn resolved_session_key(&self) -> anyhow::Result<SecretString> {
+        let given = self.session_key.expose_secret();
+        if !given.is_empty() {
+            return Ok(self.session_key.clone());
+        }
+        if self.session_key_file.as_os_str().is_empty() {
+            tracing::warn!(
+                "application.session_key is empty and no key file is set: a random key, sessions end at restart"
+            );
+            return Ok(SecretString::from(new_session_key()?));
+        }
+        let path = &self.session_key_file;
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let key = text.trim();
+                if key.len() < MIN_SESSION_KEY {
+                    anyhow::bail!("the session key in {} is shorter than {MIN_SESSION_KEY} characters", path.display());
+                }
+                Ok(SecretString::from(key.to_string()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = new_session_key()?;
+                write_private(path, &key)
+                    .with_context(|| format!("keeping a new session key in {}", path.display()))?;
+                tracing::info!(file = %path.display(), "made a session key and kept it for the next starts");
+                Ok(SecretString::from(key))
+            }
+            Err(e) => Err(e).with_context(|| format!("reading the session key in {}", path.display())),
+        }
+    }
+}
+
+/// 64 random hexadecimal digits (256 bits).
+fn new_session_key() -> anyhow::Result<String> {
+    let mut bytes = [0u8; MIN_SESSION_KEY / 2];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a session key: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes a new file (its folder made when missing) that only its owner may read.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty()) {
+        std::fs::create_dir_all(folder)?;
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.write_all(b"\n")?;
+    file.sync_all()
+}
+
 /// The folder of `default.toml`: `CHESSGOLD_CONFIG_DIR`, else `./config`.
 pub fn config_dir() -> PathBuf {
     std::env::var_os("CHESSGOLD_CONFIG_DIR").map_or_else(|| PathBuf::from("config"), PathBuf::from)
@@ -243,8 +311,13 @@ impl Settings {
 
     fn check(&self) -> anyhow::Result<()> {
         let key = self.application.session_key.expose_secret();
-        if !key.is_empty() && key.len() < 64 {
-            anyhow::bail!("application.session_key must have at least 64 characters (or be empty)");
+        if !key.is_empty() && key.len() < MIN_SESSION_KEY {
+            anyhow::bail!("application.session_key must have at least {MIN_SESSION_KEY} characters (or be empty)");
+        }
+        if key.is_empty() && self.application.session_key_required {
+            anyhow::bail!(
+                "application.session_key is required here (set CHESSGOLD__APPLICATION__SESSION_KEY to at least {MIN_SESSION_KEY} characters, the same on every instance)"
+            );
         }
         let r = &self.rate_limit;
         if r.window_secs == 0
@@ -334,6 +407,58 @@ mod tests {
                 let _ = std::fs::remove_dir_all(&self.0);
             }
         }
+    }
+
+    #[test]
+    fn production_refuses_to_start_without_a_session_key() {
+        let folder = with_local("");
+        std::fs::copy(dir().join("production.toml"), folder.path().join("production.toml")).unwrap();
+        let err = format!("{:#}", Settings::load_from(folder.path(), Some("production")).unwrap_err());
+        assert!(err.contains("CHESSGOLD__APPLICATION__SESSION_KEY"), "{err}");
+        let key = "k".repeat(MIN_SESSION_KEY);
+        let mut production = std::fs::read_to_string(folder.path().join("production.toml")).unwrap();
+        production = production.replace("[application]\n", &format!("[application]\nsession_key = \"{key}\"\n"));
+        std::fs::write(folder.path().join("production.toml"), production).unwrap();
+        let s = Settings::load_from(folder.path(), Some("production")).unwrap();
+        assert_eq!(s.application.resolved_session_key().unwrap().expose_secret(), key);
+        assert!(s.application.secure_cookies);
+    }
+
+    fn app_with_key_file(file: &Path) -> ApplicationSettings {
+        let mut app = Settings::defaults().unwrap().application;
+        app.session_key_file = file.to_path_buf();
+        app
+    }
+
+    #[test]
+    fn a_session_key_is_made_once_in_its_file_and_read_back_at_every_start() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempdir::Dir::new();
+        let file = folder.path().join("data").join("session-key");
+        let first = app_with_key_file(&file).resolved_session_key().unwrap();
+        assert_eq!(first.expose_secret().len(), MIN_SESSION_KEY);
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600, "owner-only");
+        let again = app_with_key_file(&file).resolved_session_key().unwrap();
+        assert_eq!(again.expose_secret(), first.expose_secret(), "the next start reads the same key");
+        let elsewhere = folder.path().join("other-key");
+        let other = app_with_key_file(&elsewhere).resolved_session_key().unwrap();
+        assert_ne!(other.expose_secret(), first.expose_secret(), "each key file its own key");
+    }
+
+    #[test]
+    fn a_short_key_in_the_key_file_is_refused_with_the_file_named() {
+        let folder = tempdir::Dir::new();
+        let file = folder.path().join("session-key");
+        std::fs::write(&file, "short\n").unwrap();
+        let err = format!("{:#}", app_with_key_file(&file).resolved_session_key().unwrap_err());
+        assert!(err.contains("shorter than 64") && err.contains("session-key"), "{err}");
+    }
+
+    #[test]
+    fn without_a_key_or_a_key_file_each_start_has_its_own_random_key() {
+        let none = app_with_key_file(Path::new(""));
+        let (a, b) = (none.resolved_session_key().unwrap(), none.resolved_session_key().unwrap());
+        assert_ne!(a.expose_secret(), b.expose_secret());
     }
 
     #[test]

@@ -134,13 +134,9 @@ impl Application {
             None => (Arc::new(MemoryBroker::new()), AnySessionStore::Cookie, Arc::new(MemoryPools::default())),
         };
         let redis_sessions = matches!(store, AnySessionStore::Redis(_));
-        let key = match settings.application.session_key.expose_secret() {
-            "" => {
-                tracing::warn!("application.session_key is empty: using a random key, sessions end at restart");
-                Key::generate()
-            }
-            text => Key::derive_from(text.as_bytes()),
-        };
+        // The configured key, the one kept in the key file, or (with neither) a random one.
+        let session_secret = settings.application.resolved_session_key()?;
+        let key = Key::derive_from(session_secret.expose_secret().as_bytes());
         let game_settings = Arc::new(settings.game.clone());
         let thinkers = crate::bots::Thinkers::new(crate::bots::concurrency(&game_settings));
         let rounds =
@@ -164,7 +160,7 @@ impl Application {
             }
             Err(e) => tracing::warn!(error = format!("{e:#}"), "could not resume the bot games"),
         }
-        let guest_key = GuestKey::derive(settings.application.session_key.expose_secret())?;
+        let guest_key = GuestKey::derive(session_secret.expose_secret())?;
         let lobby = Lobby::start(broker.clone(), pools);
         let users = crate::notify::UserHub::start(broker.clone());
         let state = web::Data::new(AppState {

@@ -1,6 +1,8 @@
 //! Sign-up, log-in, log-out, password change, and form errors.
 
-use crate::helpers::{location, spawn_app};
+use secrecy::SecretString;
+
+use crate::helpers::{TestApp, location, spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn sign_up_creates_the_account_and_logs_in() {
@@ -228,4 +230,40 @@ async fn change_password_needs_the_current_one_and_a_valid_new_one() {
     assert!(resp.text().await.unwrap().contains("at least 8"));
     app.post_logout().await;
     assert_eq!(app.post_login("heidi", "old-password").await.status().as_u16(), 303);
+}
+
+/// No session key configured: the first start makes one in the key file and the next start
+/// reads it, so a restart keeps an account signed in and a guest in the seat of their game. An
+/// instance with another key file knows neither of them.
+#[tokio::test]
+async fn a_restart_without_a_configured_key_keeps_players_signed_in_and_seated() {
+    let folder = std::env::temp_dir().join(format!("chessgold-key-{}", uuid::Uuid::new_v4().simple()));
+    let keyed = |file: std::path::PathBuf, db: Option<String>| {
+        move |s: &mut chessgold::settings::Settings| {
+            s.application.session_key = SecretString::from(String::new());
+            s.application.session_key_file = file;
+            if let Some(db) = db {
+                s.database.url = SecretString::from(db);
+            }
+        }
+    };
+    let key_file = folder.join("session-key");
+    let before = spawn_app_with(keyed(key_file.clone(), None)).await;
+    before.post_signup("ivan", "password1").await;
+    assert_eq!(before.logged_in_name().await.as_deref(), Some("ivan"));
+    let mut guest = crate::round::Browser::new(&before.address);
+    let game = guest.create("standard", "5+0", "casual", "white").await;
+
+    let after = spawn_app_with(keyed(key_file.clone(), Some(before.db_url.clone()))).await;
+    let ivan = TestApp { client: before.client.clone(), ..after.new_browser() };
+    assert_eq!(ivan.logged_in_name().await.as_deref(), Some("ivan"), "signed in after the restart");
+    guest.base = after.address.clone();
+    assert_eq!(guest.socket(&game, None).await.until("full").await["d"]["you"], "white", "seated after the restart");
+
+    let stranger = spawn_app_with(keyed(folder.join("another-key"), Some(before.db_url.clone()))).await;
+    let ivan_there = TestApp { client: before.client.clone(), ..stranger.new_browser() };
+    assert_eq!(ivan_there.logged_in_name().await, None, "another key does not know the session");
+    guest.base = stranger.address.clone();
+    assert_ne!(guest.socket(&game, None).await.until("full").await["d"]["you"], "white", "nor the guest");
+    let _ = std::fs::remove_dir_all(&folder);
 }

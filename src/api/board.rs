@@ -28,18 +28,6 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
 /// How often a board stream tells the round its player is still there.
 const ALIVE_EVERY: Duration = Duration::from_secs(3);
 
-/// The board routes, inside `/api`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/board/game/stream/{id}", web::get().to(stream))
-        .route("/board/game/{id}/move/{action}", web::post().to(play))
-        .route("/board/game/{id}/resign", web::post().to(resign))
-        .route("/board/game/{id}/abort", web::post().to(abort))
-        .route("/board/game/{id}/draw/{answer}", web::post().to(draw))
-        .route("/board/game/{id}/takeback/{answer}", web::post().to(takeback))
-        .route("/board/game/{id}/chat", web::post().to(chat))
-        .route("/board/seek", web::post().to(super::seek::seek));
-}
-
 fn game_id(text: &str) -> Result<GameId, ApiError> {
     GameId::parse(text).ok_or_else(|| not_found("No such game"))
 }
@@ -74,7 +62,7 @@ struct MoveQuery {
 
 /// `POST /api/board/game/{id}/move/{action}[?offeringDraw=true]`.
 #[tracing::instrument(skip_all, fields(game.id = %path.0))]
-async fn play(
+pub(crate) async fn play(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -113,7 +101,7 @@ async fn command(
 }
 
 /// `POST /api/board/game/{id}/resign`.
-async fn resign(
+pub(crate) async fn resign(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -123,7 +111,7 @@ async fn resign(
 }
 
 /// `POST /api/board/game/{id}/abort`.
-async fn abort(
+pub(crate) async fn abort(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -141,7 +129,7 @@ fn yes_no(answer: &str) -> Result<bool, ApiError> {
 }
 
 /// `POST /api/board/game/{id}/draw/{yes|no}`.
-async fn draw(
+pub(crate) async fn draw(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -153,7 +141,7 @@ async fn draw(
 }
 
 /// `POST /api/board/game/{id}/takeback/{yes|no}`.
-async fn takeback(
+pub(crate) async fn takeback(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -171,7 +159,7 @@ struct ChatBody {
 }
 
 /// `POST /api/board/game/{id}/chat` with `room` (`player`) and `text`.
-async fn chat(
+pub(crate) async fn chat(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -198,7 +186,7 @@ async fn chat(
 /// `GET /api/board/game/stream/{id}`: `gameFull`, then a `gameState` per change and `chatLine`s,
 /// until the game ends.
 #[tracing::instrument(skip_all, fields(game.id = %path))]
-async fn stream(
+pub(crate) async fn stream(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,

@@ -15,16 +15,6 @@ use crate::game::{PlayerRef, TimeControl};
 use crate::lobby::challenge::{self, ChallengeError, Terms, challenge_json};
 use crate::startup::AppState;
 
-/// The challenge routes, inside `/api`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/challenge", web::get().to(list))
-        .route("/challenge/open", web::post().to(open))
-        .route("/challenge/{id}/accept", web::post().to(accept))
-        .route("/challenge/{id}/decline", web::post().to(decline))
-        .route("/challenge/{id}/cancel", web::post().to(cancel))
-        .route("/challenge/{username}", web::post().to(create));
-}
-
 impl From<ChallengeError> for ApiError {
     fn from(e: ChallengeError) -> Self {
         match e {
@@ -144,7 +134,7 @@ fn terms(b: &ChallengeBody) -> Result<Terms, ApiError> {
 
 /// `POST /api/challenge/{username}`.
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -159,7 +149,7 @@ async fn create(
 
 /// `POST /api/challenge/open`: a challenge whoever opens its `url` first may accept.
 #[tracing::instrument(skip_all)]
-async fn open(
+pub(crate) async fn open(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -173,7 +163,7 @@ async fn open(
 
 /// `POST /api/challenge/{id}/accept`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn accept(
+pub(crate) async fn accept(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -192,7 +182,7 @@ struct DeclineBody {
 
 /// `POST /api/challenge/{id}/decline` with an optional `reason`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn decline(
+pub(crate) async fn decline(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -207,7 +197,7 @@ async fn decline(
 
 /// `POST /api/challenge/{id}/cancel`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn cancel(
+pub(crate) async fn cancel(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -219,7 +209,11 @@ async fn cancel(
 }
 
 /// `GET /api/challenge`: pending challenges, `{"in": [...], "out": [...]}`.
-async fn list(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+) -> Result<HttpResponse, ApiError> {
     let user = require(&req, &state, &session, &["challenge:read", "challenge:write"]).await?;
     let rows = db::challenges::pending_of(&state.pool, user.id).await.map_err(|e| internal(&e))?;
     let base = lichess::base_url(&req);

@@ -19,14 +19,6 @@ const PROVISIONAL_UNDER: i32 = 30;
 /// Most games `GET /api/games/user` writes.
 const MAX_GAMES: i64 = 300;
 
-/// The account routes, inside `/api`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account", web::get().to(account))
-        .route("/account/playing", web::get().to(playing))
-        .route("/user/{username}", web::get().to(user))
-        .route("/games/user/{username}", web::get().to(games));
-}
-
 async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) -> Result<Value, ApiError> {
     let perfs = db::profiles::perfs(&state.pool, id).await.map_err(|e| internal(&e))?;
     let record = db::profiles::record(&state.pool, id).await.map_err(|e| internal(&e))?;
@@ -62,7 +54,11 @@ async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) ->
 
 /// `GET /api/account`: the caller's account.
 #[tracing::instrument(skip_all)]
-async fn account(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn account(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+) -> Result<HttpResponse, ApiError> {
     let me = require(&req, &state, &session, &[]).await?;
     Ok(HttpResponse::Ok().json(user_json(&state, &req, me.id, &me.name).await?))
 }
@@ -70,7 +66,11 @@ async fn account(req: HttpRequest, state: web::Data<AppState>, session: Session)
 /// `GET /api/account/playing`: the caller's games being played, `{"nowPlaying": [game, ...]}`
 /// with the `game` objects of `gameStart` events.
 #[tracing::instrument(skip_all)]
-async fn playing(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn playing(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    session: Session,
+) -> Result<HttpResponse, ApiError> {
     let me = require(&req, &state, &session, &[]).await?;
     let ids = db::games::ongoing_of_user(&state.pool, me.id).await.map_err(|e| internal(&e))?;
     let now = time::OffsetDateTime::now_utc();
@@ -94,7 +94,7 @@ async fn find_user(state: &AppState, name: &str) -> Result<db::users::UserRow, A
 
 /// `GET /api/user/{username}`: a public profile.
 #[tracing::instrument(skip_all)]
-async fn user(
+pub(crate) async fn user(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -107,14 +107,14 @@ async fn user(
 }
 
 #[derive(Debug, Deserialize)]
-struct GamesQuery {
+pub(crate) struct GamesQuery {
     #[serde(default)]
     max: Option<i64>,
 }
 
 /// `GET /api/games/user/{username}?max=N`: the account's started games as NDJSON, newest first.
 #[tracing::instrument(skip_all)]
-async fn games(
+pub(crate) async fn games(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -129,7 +129,7 @@ async fn games(
     for r in rows {
         let Some(id) = GameId::parse(&r.id) else { continue };
         if let Some(live) = store::load(&state.pool, &id).await.map_err(|e| internal(&e))? {
-            body.push_str(&lichess::line(&lichess::game_json(&live)));
+            body.push_str(&lichess::line(&crate::game::view::game_json(&live)));
         }
     }
     Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))

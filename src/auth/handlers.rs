@@ -13,17 +13,6 @@ use crate::error::PageError;
 use crate::pages::{LoginPage, PageCtx, PasswordPage, SignupPage, render, render_status};
 use crate::startup::{AppState, client_ip};
 
-/// Registers the account routes.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/signup", web::get().to(signup_form))
-        .route("/signup", web::post().to(signup))
-        .route("/login", web::get().to(login_form))
-        .route("/login", web::post().to(login))
-        .route("/logout", web::post().to(logout))
-        .route("/account/password", web::get().to(password_form))
-        .route("/account/password", web::post().to(change_password));
-}
-
 /// Where to go after logging in: a local path only, never another site.
 fn safe_next(next: Option<&str>) -> String {
     match next {
@@ -48,7 +37,7 @@ pub struct SignupForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
     if current_user(&session).is_some() {
         return Ok(see_other("/"));
     }
@@ -56,7 +45,7 @@ async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
 }
 
 #[tracing::instrument(skip_all)]
-async fn signup(
+pub(crate) async fn signup(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -97,7 +86,7 @@ pub struct NextQuery {
 }
 
 #[tracing::instrument(skip_all)]
-async fn login_form(session: Session, query: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn login_form(session: Session, query: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
     if current_user(&session).is_some() {
         return Ok(see_other(&safe_next(query.next.as_deref())));
     }
@@ -120,7 +109,7 @@ pub struct LoginForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn login(
+pub(crate) async fn login(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -171,14 +160,14 @@ pub struct TokenForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn logout(session: Session, form: web::Form<TokenForm>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn logout(session: Session, form: web::Form<TokenForm>) -> Result<HttpResponse, PageError> {
     csrf::verify(&session, &form.csrf_token)?;
     log_out(&session);
     Ok(see_other("/"))
 }
 
 #[tracing::instrument(skip_all)]
-async fn password_form(session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn password_form(session: Session) -> Result<HttpResponse, PageError> {
     if current_user(&session).is_none() {
         return Ok(see_other("/login?next=/account/password"));
     }
@@ -197,7 +186,7 @@ pub struct PasswordForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn change_password(
+pub(crate) async fn change_password(
     state: web::Data<AppState>,
     session: Session,
     form: web::Form<PasswordForm>,

@@ -19,11 +19,6 @@ use crate::game::{CreateGame, PlayerRef, TIME_CONTROLS, TimeControl};
 use crate::pages::{PageCtx, render, render_status};
 use crate::startup::AppState;
 
-/// Registers the form's routes.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/game/computer", web::get().to(form)).route("/game/computer", web::post().to(create));
-}
-
 /// A variant in the form's list.
 #[derive(Debug, Clone)]
 pub struct VariantChoice {
@@ -110,12 +105,12 @@ fn page(ctx: PageCtx, form: ComputerForm, error: Option<String>) -> ComputerPage
 }
 
 #[derive(Debug, Deserialize)]
-struct FormQuery {
+pub(crate) struct FormQuery {
     variant: Option<String>,
 }
 
 #[tracing::instrument(skip_all)]
-async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResponse, PageError> {
     let mut form = ComputerForm::default();
     if let Some(v) = query.variant.as_deref().and_then(variant).filter(|v| super::plays(v.id)) {
         form.variant = v.id.to_string();
@@ -124,7 +119,7 @@ async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResp
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,

@@ -24,20 +24,6 @@ use crate::pages::{PageCtx, render, render_status};
 use crate::rating::Perf;
 use crate::startup::AppState;
 
-/// Registers the page routes of live games (the `/{gameId}` routes last: they match any
-/// 8 or 12 base62 characters).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    crate::bots::http::routes(cfg);
-    cfg.route("/game/new", web::get().to(new_form))
-        .route("/game/new", web::post().to(create))
-        .route("/game/{id}/join", web::post().to(join))
-        .route("/game/export/{id}", web::get().to(super::export::export))
-        .route("/socket/game/{id}", web::get().to(super::socket::open))
-        .route("/socket/lobby", web::get().to(crate::lobby::socket::open))
-        .route("/{id:[0-9A-Za-z]{8}}", web::get().to(page))
-        .route("/{id:[0-9A-Za-z]{12}}", web::get().to(player_page));
-}
-
 /// The "play with a friend online" form.
 #[derive(Debug, Template)]
 #[template(path = "game/new.html")]
@@ -96,12 +82,12 @@ fn new_page(ctx: PageCtx, form: NewGameForm, error: Option<String>) -> NewGamePa
 }
 
 #[derive(Debug, Deserialize)]
-struct NewQuery {
+pub(crate) struct NewQuery {
     variant: Option<String>,
 }
 
 #[tracing::instrument(skip_all)]
-async fn new_form(session: Session, query: web::Query<NewQuery>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn new_form(session: Session, query: web::Query<NewQuery>) -> Result<HttpResponse, PageError> {
     let mut form = NewGameForm::default();
     if let Some(v) = query.variant.as_deref().and_then(variant) {
         form.variant = v.id.to_string();
@@ -114,7 +100,7 @@ fn see_other(to: &str) -> HttpResponse {
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -191,7 +177,7 @@ impl TokenForm {
 }
 
 #[tracing::instrument(skip_all, fields(game.id = %path))]
-async fn join(
+pub(crate) async fn join(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -467,7 +453,7 @@ async fn render_game(
 }
 
 #[tracing::instrument(skip_all, fields(game.id = %path))]
-async fn page(
+pub(crate) async fn page(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -478,7 +464,7 @@ async fn page(
 }
 
 #[tracing::instrument(skip_all)]
-async fn player_page(
+pub(crate) async fn player_page(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,

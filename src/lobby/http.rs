@@ -23,15 +23,6 @@ use crate::game::{GameId, TimeControl, random_base62};
 use crate::rating::{Perf, START};
 use crate::startup::AppState;
 
-/// Registers the lobby's routes (inside `/api`).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/lobby/seek", web::post().to(create_seek))
-        .route("/lobby/seek/{id}/cancel", web::post().to(cancel_seek))
-        .route("/lobby/seek/{id}/accept", web::post().to(accept_seek))
-        .route("/lobby/pool/join", web::post().to(join_pool))
-        .route("/lobby/pool/leave", web::post().to(leave_pool));
-}
-
 /// Whether a socket id is well formed: 8 to 24 base62 characters.
 pub fn valid_sri(sri: &str) -> bool {
     (8..=24).contains(&sri.len()) && sri.bytes().all(|b| b.is_ascii_alphanumeric())
@@ -115,7 +106,7 @@ pub async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiErr
 }
 
 #[tracing::instrument(skip_all)]
-async fn create_seek(
+pub(crate) async fn create_seek(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -197,7 +188,7 @@ async fn create_seek(
 }
 
 #[tracing::instrument(skip_all, fields(seek.id = %path))]
-async fn cancel_seek(
+pub(crate) async fn cancel_seek(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -223,7 +214,7 @@ pub struct SriBody {
 }
 
 #[tracing::instrument(skip_all, fields(seek.id = %path))]
-async fn accept_seek(
+pub(crate) async fn accept_seek(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -332,7 +323,7 @@ fn pool_key(b: &PoolBody, rated: bool) -> Result<PoolKey, ApiError> {
 }
 
 #[tracing::instrument(skip_all)]
-async fn join_pool(
+pub(crate) async fn join_pool(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -366,7 +357,7 @@ async fn join_pool(
 }
 
 #[tracing::instrument(skip_all)]
-async fn leave_pool(
+pub(crate) async fn leave_pool(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,

@@ -18,16 +18,6 @@ use crate::game::identity::Identity;
 use crate::lobby::challenge::{self, ChallengeError, DECLINE_REASONS, Terms, decline_text};
 use crate::startup::AppState;
 
-/// Registers the challenge pages.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/@/{username}/challenge", web::post().to(create))
-        .route("/challenge/open", web::post().to(create_open))
-        .route("/challenge/{id}", web::get().to(show))
-        .route("/challenge/{id}/accept", web::post().to(accept))
-        .route("/challenge/{id}/decline", web::post().to(decline))
-        .route("/challenge/{id}/cancel", web::post().to(cancel));
-}
-
 impl From<ChallengeError> for PageError {
     fn from(e: ChallengeError) -> Self {
         match e {
@@ -69,7 +59,7 @@ fn terms(form: &ChallengeForm) -> Result<Terms, ChallengeError> {
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
@@ -88,7 +78,7 @@ async fn create(
 }
 
 #[tracing::instrument(skip_all)]
-async fn create_open(
+pub(crate) async fn create_open(
     state: web::Data<AppState>,
     session: Session,
     form: web::Form<ChallengeForm>,
@@ -178,7 +168,7 @@ pub struct ChallengePage {
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn show(
+pub(crate) async fn show(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -241,7 +231,7 @@ async fn challenge_page(
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn accept(
+pub(crate) async fn accept(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -282,7 +272,7 @@ pub struct DeclineForm {
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn decline(
+pub(crate) async fn decline(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
@@ -295,7 +285,7 @@ async fn decline(
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn cancel(
+pub(crate) async fn cancel(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,

@@ -18,13 +18,6 @@ use crate::db::tokens::TokenRow;
 use crate::error::PageError;
 use crate::startup::AppState;
 
-/// Registers the token pages.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/tokens", web::get().to(list))
-        .route("/account/tokens", web::post().to(create))
-        .route("/account/tokens/{id}/revoke", web::post().to(revoke));
-}
-
 /// A token line of the page.
 #[derive(Debug, Clone)]
 pub struct TokenLine {
@@ -82,7 +75,7 @@ async fn page(
 }
 
 #[tracing::instrument(skip_all)]
-async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
     let Some(user) = current_user(&session) else { return Ok(login_first()) };
     render(&page(&state, &session, user.id, None, None).await?)
 }
@@ -103,7 +96,7 @@ pub struct CreateForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
     form: web::Form<CreateForm>,
@@ -132,7 +125,7 @@ async fn create(
 }
 
 #[tracing::instrument(skip_all)]
-async fn revoke(
+pub(crate) async fn revoke(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,

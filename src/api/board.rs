@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
@@ -13,7 +12,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
-use super::auth::{ApiUser, require};
+use super::auth::{ApiUser, BoardPlay, Scoped};
 use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_body};
 use crate::error::ApiError;
 use crate::game::model::{Game, PlayerRef};
@@ -65,10 +64,9 @@ struct MoveQuery {
 pub(crate) async fn play(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<(String, String)>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let (id, action) = path.into_inner();
     if action.len() > 32 {
         return Err(ApiError::bad_request(RefusalCode::MalformedAction.as_str(), "an action has at most 32 bytes"));
@@ -89,35 +87,26 @@ pub(crate) async fn play(
     Ok(answer)
 }
 
-async fn command(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    session: Session,
-    id: &str,
-    command: Command,
-) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
-    run(&state, &user, id, ApiOp::Command(command)).await
+async fn command(state: &AppState, user: &ApiUser, id: &str, command: Command) -> Result<HttpResponse, ApiError> {
+    run(state, user, id, ApiOp::Command(command)).await
 }
 
 /// `POST /api/board/game/{id}/resign`.
 pub(crate) async fn resign(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    command(req, state, session, &path, Command::Resign).await
+    command(&state, &user, &path, Command::Resign).await
 }
 
 /// `POST /api/board/game/{id}/abort`.
 pub(crate) async fn abort(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    command(req, state, session, &path, Command::Abort).await
+    command(&state, &user, &path, Command::Abort).await
 }
 
 fn yes_no(answer: &str) -> Result<bool, ApiError> {
@@ -130,26 +119,24 @@ fn yes_no(answer: &str) -> Result<bool, ApiError> {
 
 /// `POST /api/board/game/{id}/draw/{yes|no}`.
 pub(crate) async fn draw(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<(String, String)>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, answer) = path.into_inner();
     let c = if yes_no(&answer)? { Command::DrawYes } else { Command::DrawNo };
-    command(req, state, session, &id, c).await
+    command(&state, &user, &id, c).await
 }
 
 /// `POST /api/board/game/{id}/takeback/{yes|no}`.
 pub(crate) async fn takeback(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<(String, String)>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, answer) = path.into_inner();
     let c = if yes_no(&answer)? { Command::TakebackYes } else { Command::TakebackNo };
-    command(req, state, session, &id, c).await
+    command(&state, &user, &id, c).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -162,11 +149,10 @@ struct ChatBody {
 pub(crate) async fn chat(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Bytes,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let b: ChatBody = parse_body(&req, &body)?;
     if b.room != "player" {
         return Err(ApiError::bad_request("bad_room", "players write in the room 'player'"));
@@ -187,12 +173,10 @@ pub(crate) async fn chat(
 /// until the game ends.
 #[tracing::instrument(skip_all, fields(game.id = %path))]
 pub(crate) async fn stream(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let id = game_id(&path)?;
     let live =
         store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
@@ -200,7 +184,7 @@ pub(crate) async fn stream(
         return Err(not_found("No such game of yours"));
     }
     let (tx, rx) = mpsc::channel::<String>(256);
-    tokio::spawn(follow(state.into_inner(), user, live, tx));
+    tokio::spawn(follow(state.into_inner(), user.user, live, tx));
     Ok(ndjson(rx))
 }
 

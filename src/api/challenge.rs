@@ -1,13 +1,12 @@
 //! Lichess's challenge API: `POST /api/challenge/{username}`, `/api/challenge/open`,
 //! `/api/challenge/{id}/accept`, `/decline`, `/cancel`, and `GET /api/challenge`.
 
-use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::auth::require;
+use super::auth::{ChallengeAnswer, ChallengeRead, ChallengeWrite, Scoped};
 use super::lichess::{self, internal, parse_body};
 use crate::db;
 use crate::error::ApiError;
@@ -137,11 +136,10 @@ fn terms(b: &ChallengeBody) -> Result<Terms, ApiError> {
 pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Bytes,
+    user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write"]).await?;
     let t = terms(&parse_body(&req, &body)?)?;
     let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
@@ -152,10 +150,9 @@ pub(crate) async fn create(
 pub(crate) async fn open(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     body: web::Bytes,
+    user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write"]).await?;
     let t = terms(&parse_body(&req, &body)?)?;
     let c = challenge::create(&state.lobby_ctx(), user.id, None, &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
@@ -164,12 +161,10 @@ pub(crate) async fn open(
 /// `POST /api/challenge/{id}/accept`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
 pub(crate) async fn accept(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write", "board:play"]).await?;
     challenge::accept(&state.lobby_ctx(), &path, PlayerRef::User(user.id)).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
@@ -185,11 +180,10 @@ struct DeclineBody {
 pub(crate) async fn decline(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Bytes,
+    user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write", "board:play"]).await?;
     let b: DeclineBody = parse_body(&req, &body)?;
     challenge::decline(&state.lobby_ctx(), &path, user.id, b.reason.as_deref()).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
@@ -198,12 +192,10 @@ pub(crate) async fn decline(
 /// `POST /api/challenge/{id}/cancel`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
 pub(crate) async fn cancel(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write", "board:play"]).await?;
     challenge::cancel(&state.lobby_ctx(), &path, user.id).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
@@ -212,9 +204,8 @@ pub(crate) async fn cancel(
 pub(crate) async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
+    user: Scoped<ChallengeRead>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:read", "challenge:write"]).await?;
     let rows = db::challenges::pending_of(&state.pool, user.id).await.map_err(|e| internal(&e))?;
     let base = lichess::base_url(&req);
     let (out, inc): (Vec<_>, Vec<_>) = rows.iter().partition(|c| c.challenger_id == user.id);

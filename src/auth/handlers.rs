@@ -6,7 +6,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use super::{CreateAccountError, create_account, csrf, current_user, log_in, log_out, password};
+use super::csrf::CsrfForm;
+use super::{CreateAccountError, create_account, current_user, log_in, log_out, password};
 use crate::db;
 use crate::domain::{NewPassword, PASSWORD_MAX, Role, USERNAME_MAX, UserName};
 use crate::error::PageError;
@@ -49,9 +50,8 @@ pub(crate) async fn signup(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<SignupForm>,
+    form: CsrfForm<SignupForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let name = UserName::parse(&form.username);
     state.limiters.signup(client_ip(&req, state.trust_forwarded_for), name.as_ref().ok().map(UserName::as_str))?;
     let password = NewPassword::parse(&form.password);
@@ -113,9 +113,8 @@ pub(crate) async fn login(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<LoginForm>,
+    form: CsrfForm<LoginForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let mut page = LoginPage::blank(PageCtx::new(&session)?);
     page.next = safe_next(form.next.as_deref());
     page.username = form.username.chars().take(USERNAME_MAX * 4).collect();
@@ -160,8 +159,7 @@ pub struct TokenForm {
 }
 
 #[tracing::instrument(skip_all)]
-pub(crate) async fn logout(session: Session, form: web::Form<TokenForm>) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
+pub(crate) async fn logout(session: Session, _checked: CsrfForm<TokenForm>) -> Result<HttpResponse, PageError> {
     log_out(&session);
     Ok(see_other("/"))
 }
@@ -185,13 +183,14 @@ pub struct PasswordForm {
     new_password: String,
 }
 
+crate::csrf_field!(LoginForm, PasswordForm, SignupForm, TokenForm);
+
 #[tracing::instrument(skip_all)]
 pub(crate) async fn change_password(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<PasswordForm>,
+    form: CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(me) = current_user(&session) else {
         return Ok(see_other("/login?next=/account/password"));
     };

@@ -11,7 +11,7 @@ use chessgold_engine::Color;
 use chessgold_engine::registry::{variant, variants};
 use serde::Deserialize;
 
-use crate::auth::csrf;
+use crate::auth::csrf::CsrfForm;
 use crate::error::PageError;
 use crate::game::identity::Identity;
 use crate::game::store::{self, CreateError};
@@ -78,6 +78,8 @@ pub struct ComputerForm {
     pub color: String,
 }
 
+crate::csrf_field!(ComputerForm);
+
 impl Default for ComputerForm {
     fn default() -> ComputerForm {
         ComputerForm {
@@ -123,9 +125,8 @@ pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<ComputerForm>,
+    form: CsrfForm<ComputerForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let form = form.into_inner();
     let invalid = |msg: String| -> Result<HttpResponse, PageError> {
         render_status(&page(PageCtx::new(&session)?, form.clone(), Some(msg)), StatusCode::UNPROCESSABLE_ENTITY)

@@ -17,7 +17,7 @@ use super::model::{CreateGame, Game, Seat};
 use super::round::commit_and_announce;
 use super::store::{self, CommitError, CreateError};
 use super::{GameId, Status, TIME_CONTROLS, TimeControl, random_base62};
-use crate::auth::csrf;
+use crate::auth::csrf::CsrfForm;
 use crate::db;
 use crate::error::{ApiError, PageError};
 use crate::pages::{PageCtx, render, render_status};
@@ -104,9 +104,8 @@ pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<NewGameForm>,
+    form: CsrfForm<NewGameForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let form = form.into_inner();
     let identity = Identity::of(&req, &session, &state.guest_key);
     let invalid = |msg: String| -> Result<HttpResponse, PageError> {
@@ -169,12 +168,7 @@ pub struct TokenForm {
     csrf_token: String,
 }
 
-impl TokenForm {
-    /// The submitted CSRF token.
-    pub fn csrf_token(&self) -> &str {
-        &self.csrf_token
-    }
-}
+crate::csrf_field!(NewGameForm, TokenForm);
 
 #[tracing::instrument(skip_all, fields(game.id = %path))]
 pub(crate) async fn join(
@@ -182,9 +176,8 @@ pub(crate) async fn join(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<TokenForm>,
+    _checked: CsrfForm<TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let mut live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;

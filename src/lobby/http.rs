@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 
 use super::pools::{PoolEntry, PoolKey};
 use super::{HubMsg, MAX_SEEKS, SEEK_TTL_SECS, Seek, Viewer, player_key, random_color, start_game};
+use crate::auth::rate_limit::IpLimited;
 use crate::db;
 use crate::db::lobby::SeekRow;
 use crate::error::ApiError;
@@ -111,8 +112,8 @@ pub(crate) async fn create_seek(
     state: web::Data<AppState>,
     session: Session,
     body: web::Json<SeekBody>,
+    _limited: IpLimited,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     let b = body.into_inner();
     check_sri(&b.sri)?;
     let bad = |m: String| ApiError::unprocessable("invalid_seek", m);
@@ -193,8 +194,8 @@ pub(crate) async fn cancel_seek(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
+    _limited: IpLimited,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let user_id = identity.user.as_ref().map(|u| u.id);
     let gone =
@@ -220,8 +221,8 @@ pub(crate) async fn accept_seek(
     session: Session,
     path: web::Path<String>,
     body: web::Json<SriBody>,
+    _limited: IpLimited,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let gone = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "this seek is gone (taken, cancelled or expired)");
     let id = GameId::parse(&path).ok_or_else(gone)?;
@@ -328,8 +329,8 @@ pub(crate) async fn join_pool(
     state: web::Data<AppState>,
     session: Session,
     body: web::Json<PoolBody>,
+    _limited: IpLimited,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     // Registered players wait in rated pools, guests in casual ones.
@@ -362,8 +363,8 @@ pub(crate) async fn leave_pool(
     state: web::Data<AppState>,
     session: Session,
     body: web::Json<PoolBody>,
+    _limited: IpLimited,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let key = pool_key(&body, identity.user.is_some())?;

@@ -10,7 +10,8 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 
 use super::{PageCtx, render, render_status};
-use crate::auth::{csrf, current_user};
+use crate::auth::csrf::CsrfForm;
+use crate::auth::current_user;
 use crate::db;
 use crate::error::PageError;
 use crate::game::TimeControl;
@@ -63,9 +64,8 @@ pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<ChallengeForm>,
+    form: CsrfForm<ChallengeForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other(&format!("/login?next=/@/{path}"))) };
     let sent = match terms(&form) {
         Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms).await,
@@ -81,9 +81,8 @@ pub(crate) async fn create(
 pub(crate) async fn create_open(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<ChallengeForm>,
+    form: CsrfForm<ChallengeForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other("/login")) };
     let sent = match terms(&form) {
         Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, None, &terms).await,
@@ -236,9 +235,8 @@ pub(crate) async fn accept(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<crate::game::http::TokenForm>,
+    _checked: CsrfForm<crate::game::http::TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, form.csrf_token())?;
     let identity = Identity::of(&req, &session, &state.guest_key);
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
     let game = match challenge::accept(&state.lobby_ctx(), &path, player).await {
@@ -271,14 +269,15 @@ pub struct DeclineForm {
     reason: String,
 }
 
+crate::csrf_field!(ChallengeForm, DeclineForm);
+
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
 pub(crate) async fn decline(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<DeclineForm>,
+    form: CsrfForm<DeclineForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Err(PageError::NotFound) };
     challenge::decline(&state.lobby_ctx(), &path, user.id, Some(&form.reason)).await?;
     Ok(see_other(&format!("/challenge/{path}")))
@@ -289,9 +288,8 @@ pub(crate) async fn cancel(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<crate::game::http::TokenForm>,
+    _checked: CsrfForm<crate::game::http::TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, form.csrf_token())?;
     let Some(user) = current_user(&session) else { return Err(PageError::NotFound) };
     challenge::cancel(&state.lobby_ctx(), &path, user.id).await?;
     Ok(see_other(&format!("/challenge/{path}")))

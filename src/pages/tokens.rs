@@ -12,7 +12,8 @@ use uuid::Uuid;
 use super::profile::date_text;
 use super::{PageCtx, render, render_status};
 use crate::api::auth::{SCOPES, new_token};
-use crate::auth::{csrf, current_user};
+use crate::auth::csrf::CsrfForm;
+use crate::auth::current_user;
 use crate::db;
 use crate::db::tokens::TokenRow;
 use crate::error::PageError;
@@ -95,13 +96,14 @@ pub struct CreateForm {
     challenge_write: Option<String>,
 }
 
+crate::csrf_field!(CreateForm);
+
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<CreateForm>,
+    form: CsrfForm<CreateForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(login_first()) };
     let description = form.description.trim();
     if description.is_empty() || description.chars().count() > 100 {
@@ -129,9 +131,8 @@ pub(crate) async fn revoke(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<crate::game::http::TokenForm>,
+    _checked: CsrfForm<crate::game::http::TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, form.csrf_token())?;
     let Some(user) = current_user(&session) else { return Ok(login_first()) };
     let id = Uuid::parse_str(&path).map_err(|_| PageError::NotFound)?;
     if !db::tokens::revoke(&state.pool, user.id, id).await? {

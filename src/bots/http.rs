@@ -4,7 +4,7 @@
 use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use askama::Template;
 use chessgold_bot::{LEVELS, Level};
 use chessgold_engine::Color;
@@ -122,10 +122,10 @@ pub(crate) async fn form(session: Session, query: web::Query<FormQuery>) -> Resu
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create(
-    req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
     form: CsrfForm<ComputerForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
     let form = form.into_inner();
     let invalid = |msg: String| -> Result<HttpResponse, PageError> {
@@ -150,7 +150,6 @@ pub(crate) async fn create(
         "random" => crate::lobby::random_color()?,
         _ => return invalid("Choose white, black or random.".into()),
     };
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
     let request = CreateGame {
         variant: info.id.to_string(),

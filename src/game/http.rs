@@ -101,13 +101,12 @@ fn see_other(to: &str) -> HttpResponse {
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create(
-    req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
     form: CsrfForm<NewGameForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
     let form = form.into_inner();
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let invalid = |msg: String| -> Result<HttpResponse, PageError> {
         render_status(&new_page(PageCtx::new(&session)?, form.clone(), Some(msg)), StatusCode::UNPROCESSABLE_ENTITY)
     };
@@ -172,14 +171,12 @@ crate::csrf_field!(NewGameForm, TokenForm);
 
 #[tracing::instrument(skip_all, fields(game.id = %path))]
 pub(crate) async fn join(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     _checked: CsrfForm<TokenForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
     let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let mut live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;
     if identity.candidates().iter().any(|p| live.seat_of(p).is_some()) {
         return Ok(see_other(&format!("/{id}")));
@@ -462,11 +459,11 @@ pub(crate) async fn player_page(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
     let (game, player) = path.split_at(8);
     let id = GameId::parse(game).ok_or(PageError::NotFound)?;
     let live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let mine = identity
         .candidates()
         .iter()

@@ -2,9 +2,8 @@
 //! quick-pairing pools. Every request names the page's lobby socket (`sri`), which holds what it
 //! creates. Unsafe requests pass the origin check of the middleware.
 
-use actix_session::Session;
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use chessgold_engine::Color;
 use chessgold_engine::registry::variant;
 use serde::Deserialize;
@@ -108,11 +107,10 @@ pub async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiErr
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create_seek(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     body: web::Json<SeekBody>,
     _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
     let b = body.into_inner();
     check_sri(&b.sri)?;
@@ -138,7 +136,6 @@ pub(crate) async fn create_seek(
             )));
         }
     };
-    let identity = Identity::of(&req, &session, &state.guest_key);
     if rated && identity.user.is_none() {
         return Err(bad("rated games are for registered players: sign in, or seek a casual game".into()));
     }
@@ -190,13 +187,11 @@ pub(crate) async fn create_seek(
 
 #[tracing::instrument(skip_all, fields(seek.id = %path))]
 pub(crate) async fn cancel_seek(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let user_id = identity.user.as_ref().map(|u| u.id);
     let gone =
         db::lobby::cancel(&state.pool, &path, user_id, identity.guest.as_deref()).await.map_err(|e| internal(&e))?;
@@ -216,17 +211,15 @@ pub struct SriBody {
 
 #[tracing::instrument(skip_all, fields(seek.id = %path))]
 pub(crate) async fn accept_seek(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Json<SriBody>,
     _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
     check_sri(&body.sri)?;
     let gone = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "this seek is gone (taken, cancelled or expired)");
     let id = GameId::parse(&path).ok_or_else(gone)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let rows = db::lobby::live(&state.pool).await.map_err(|e| internal(&e))?;
     let row = rows.into_iter().find(|r| r.id == id.as_str()).ok_or_else(gone)?;
     let seek = Seek::from_row(&row);
@@ -325,14 +318,12 @@ fn pool_key(b: &PoolBody, rated: bool) -> Result<PoolKey, ApiError> {
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn join_pool(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     body: web::Json<PoolBody>,
     _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
     check_sri(&body.sri)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     // Registered players wait in rated pools, guests in casual ones.
     let key = pool_key(&body, identity.user.is_some())?;
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
@@ -359,14 +350,12 @@ pub(crate) async fn join_pool(
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn leave_pool(
-    req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     body: web::Json<PoolBody>,
     _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
     check_sri(&body.sri)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let key = pool_key(&body, identity.user.is_some())?;
     state.lobby.pools.leave(&body.sri, &key).await.map_err(|e| internal(&e))?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))

@@ -236,8 +236,8 @@ pub(crate) async fn accept(
     session: Session,
     path: web::Path<String>,
     _checked: CsrfForm<crate::game::http::TokenForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
     let game = match challenge::accept(&state.lobby_ctx(), &path, player).await {
         Ok(game) => game,

@@ -10,7 +10,7 @@ pub mod tokens;
 use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use anyhow::Context;
 use askama::Template;
 use chessgold_engine::registry::{VariantInfo, variant, variants};
@@ -218,11 +218,11 @@ const HERO_BOARD: &str = "r3k3/ppq2p2/2n1b3/8/4P3/2N2N2/PP1B4/3QK2R";
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn home(
-    req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    let playing = playing(&state, &Identity::of(&req, &session, &state.guest_key)).await?;
+    let playing = playing(&state, &identity).await?;
     let coming = rules::BOOKS.iter().filter(|b| variant(b.id).is_none()).map(|b| (b.name, b.tagline)).collect();
     let pieces = variant("gold").or_else(|| variant("standard")).map(|v| v.pieces);
     let hero =

@@ -13,6 +13,7 @@ const ADAPTER_ROOTS: &[&str] = &[
     "pages",
     "auth",
     "startup",
+    "routes",
     "middleware",
     "compress",
     "assets",

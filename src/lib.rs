@@ -24,6 +24,7 @@ pub mod notify;
 pub mod operator;
 pub mod pages;
 pub mod rating;
+pub mod routes;
 pub mod session_store;
 pub mod settings;
 pub mod startup;

@@ -31,7 +31,7 @@ use crate::metrics::Metrics;
 use crate::session_store::AnySessionStore;
 use crate::settings::GameSettings;
 use crate::settings::Settings;
-use crate::{api, assets, auth, compress, db, game, metrics, middleware, pages, telemetry};
+use crate::{assets, compress, db, game, metrics, middleware, telemetry};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "cg_session";
@@ -264,17 +264,7 @@ fn run(
             .wrap(from_fn(assets::scope))
             .wrap(from_fn(compress::compress))
             .wrap(TracingLogger::<telemetry::RequestSpan>::new())
-            .route("/healthz", web::get().to(healthz))
-            .route("/metrics", web::get().to(metrics::metrics))
-            .service(
-                web::resource("/static/{path:.*}")
-                    .route(web::get().to(assets::serve))
-                    .route(web::head().to(assets::serve)),
-            )
-            .configure(api::routes)
-            .configure(auth::handlers::routes)
-            .configure(pages::routes)
-            .configure(game::http::routes)
+            .configure(crate::routes::configure)
             .default_service(web::to(not_found))
     })
     .listen(listener)
@@ -293,7 +283,7 @@ struct Health {
 }
 
 /// `GET /healthz`: 200 when the database (and Redis, when used) answer, else 503.
-async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+pub(crate) async fn healthz(state: web::Data<AppState>) -> HttpResponse {
     let db_ok = match tokio::time::timeout(Duration::from_secs(3), db::ping(&state.pool)).await {
         Ok(Ok(())) => true,
         Ok(Err(e)) => {

@@ -161,6 +161,99 @@ pub async fn require(
     Ok(user)
 }
 
+/// The scopes a route accepts, as a type: a handler takes [`Scoped<S>`] and is reached only by a
+/// caller holding one of `S::SCOPES` (the site's session holds all).
+pub trait Scope {
+    /// The scopes of which the caller needs one (any token when empty).
+    const SCOPES: &'static [&'static str];
+}
+
+/// Declares scope kinds.
+macro_rules! scopes {
+    ($( $(#[$doc:meta])* $name:ident = [$($scope:literal),*]; )*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name;
+
+        impl Scope for $name {
+            const SCOPES: &'static [&'static str] = &[$($scope),*];
+        }
+    )*};
+}
+
+scopes! {
+    /// Any valid token or the session (the account endpoints).
+    AnyToken = [];
+    /// `board:play`: the board API and seeks.
+    BoardPlay = ["board:play"];
+    /// `challenge:write`: sending challenges.
+    ChallengeWrite = ["challenge:write"];
+    /// `challenge:write` or `board:play`: answering challenges.
+    ChallengeAnswer = ["challenge:write", "board:play"];
+    /// `challenge:read` or `challenge:write`: listing challenges.
+    ChallengeRead = ["challenge:read", "challenge:write"];
+    /// Any of the three scopes: the event stream.
+    EventStream = ["challenge:read", "board:play", "challenge:write"];
+}
+
+/// An extractor: the API caller, who holds one of `S`'s scopes. Rejects with 401 without a
+/// valid token or session, 403 without the scope, 429 over the rate limit (see [`require`]).
+#[derive(Debug, Clone)]
+pub struct Scoped<S> {
+    /// The caller.
+    pub user: ApiUser,
+    scope: std::marker::PhantomData<S>,
+}
+
+impl<S> std::ops::Deref for Scoped<S> {
+    type Target = ApiUser;
+
+    fn deref(&self) -> &ApiUser {
+        &self.user
+    }
+}
+
+/// The application state of a request, as an API error when it is missing (a bug of start-up).
+fn state_of(req: &HttpRequest) -> Result<actix_web::web::Data<AppState>, ApiError> {
+    req.app_data::<actix_web::web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", "no application state"))
+}
+
+impl<S: Scope> actix_web::FromRequest for Scoped<S> {
+    type Error = ApiError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = state_of(&req)?;
+            let session = actix_session::SessionExt::get_session(&req);
+            let user = require(&req, &state, &session, S::SCOPES).await?;
+            Ok(Scoped { user, scope: std::marker::PhantomData })
+        })
+    }
+}
+
+/// An extractor: the API caller when there is one (see [`caller`]), for the public endpoints,
+/// whose requests still count against the caller's (or the address's) rate limit.
+#[derive(Debug, Clone)]
+pub struct Caller(pub Option<ApiUser>);
+
+impl actix_web::FromRequest for Caller {
+    type Error = ApiError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = state_of(&req)?;
+            let session = actix_session::SessionExt::get_session(&req);
+            Ok(Caller(caller(&req, &state, &session).await?))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

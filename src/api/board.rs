@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
@@ -13,7 +12,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
-use super::auth::{ApiUser, require};
+use super::auth::{ApiUser, BoardPlay, Scoped};
 use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_body};
 use crate::error::ApiError;
 use crate::game::model::{Game, PlayerRef};
@@ -27,18 +26,6 @@ use crate::startup::AppState;
 pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
 /// How often a board stream tells the round its player is still there.
 const ALIVE_EVERY: Duration = Duration::from_secs(3);
-
-/// The board routes, inside `/api`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/board/game/stream/{id}", web::get().to(stream))
-        .route("/board/game/{id}/move/{action}", web::post().to(play))
-        .route("/board/game/{id}/resign", web::post().to(resign))
-        .route("/board/game/{id}/abort", web::post().to(abort))
-        .route("/board/game/{id}/draw/{answer}", web::post().to(draw))
-        .route("/board/game/{id}/takeback/{answer}", web::post().to(takeback))
-        .route("/board/game/{id}/chat", web::post().to(chat))
-        .route("/board/seek", web::post().to(super::seek::seek));
-}
 
 fn game_id(text: &str) -> Result<GameId, ApiError> {
     GameId::parse(text).ok_or_else(|| not_found("No such game"))
@@ -74,13 +61,12 @@ struct MoveQuery {
 
 /// `POST /api/board/game/{id}/move/{action}[?offeringDraw=true]`.
 #[tracing::instrument(skip_all, fields(game.id = %path.0))]
-async fn play(
+pub(crate) async fn play(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<(String, String)>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let (id, action) = path.into_inner();
     if action.len() > 32 {
         return Err(ApiError::bad_request(RefusalCode::MalformedAction.as_str(), "an action has at most 32 bytes"));
@@ -101,35 +87,26 @@ async fn play(
     Ok(answer)
 }
 
-async fn command(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    session: Session,
-    id: &str,
-    command: Command,
-) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
-    run(&state, &user, id, ApiOp::Command(command)).await
+async fn command(state: &AppState, user: &ApiUser, id: &str, command: Command) -> Result<HttpResponse, ApiError> {
+    run(state, user, id, ApiOp::Command(command)).await
 }
 
 /// `POST /api/board/game/{id}/resign`.
-async fn resign(
-    req: HttpRequest,
+pub(crate) async fn resign(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    command(req, state, session, &path, Command::Resign).await
+    command(&state, &user, &path, Command::Resign).await
 }
 
 /// `POST /api/board/game/{id}/abort`.
-async fn abort(
-    req: HttpRequest,
+pub(crate) async fn abort(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    command(req, state, session, &path, Command::Abort).await
+    command(&state, &user, &path, Command::Abort).await
 }
 
 fn yes_no(answer: &str) -> Result<bool, ApiError> {
@@ -141,27 +118,25 @@ fn yes_no(answer: &str) -> Result<bool, ApiError> {
 }
 
 /// `POST /api/board/game/{id}/draw/{yes|no}`.
-async fn draw(
-    req: HttpRequest,
+pub(crate) async fn draw(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<(String, String)>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, answer) = path.into_inner();
     let c = if yes_no(&answer)? { Command::DrawYes } else { Command::DrawNo };
-    command(req, state, session, &id, c).await
+    command(&state, &user, &id, c).await
 }
 
 /// `POST /api/board/game/{id}/takeback/{yes|no}`.
-async fn takeback(
-    req: HttpRequest,
+pub(crate) async fn takeback(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<(String, String)>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, answer) = path.into_inner();
     let c = if yes_no(&answer)? { Command::TakebackYes } else { Command::TakebackNo };
-    command(req, state, session, &id, c).await
+    command(&state, &user, &id, c).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -171,14 +146,13 @@ struct ChatBody {
 }
 
 /// `POST /api/board/game/{id}/chat` with `room` (`player`) and `text`.
-async fn chat(
+pub(crate) async fn chat(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Bytes,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let b: ChatBody = parse_body(&req, &body)?;
     if b.room != "player" {
         return Err(ApiError::bad_request("bad_room", "players write in the room 'player'"));
@@ -198,13 +172,11 @@ async fn chat(
 /// `GET /api/board/game/stream/{id}`: `gameFull`, then a `gameState` per change and `chatLine`s,
 /// until the game ends.
 #[tracing::instrument(skip_all, fields(game.id = %path))]
-async fn stream(
-    req: HttpRequest,
+pub(crate) async fn stream(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let id = game_id(&path)?;
     let live =
         store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
@@ -212,7 +184,7 @@ async fn stream(
         return Err(not_found("No such game of yours"));
     }
     let (tx, rx) = mpsc::channel::<String>(256);
-    tokio::spawn(follow(state.into_inner(), user, live, tx));
+    tokio::spawn(follow(state.into_inner(), user.user, live, tx));
     Ok(ndjson(rx))
 }
 

@@ -1,29 +1,18 @@
 //! Lichess's challenge API: `POST /api/challenge/{username}`, `/api/challenge/open`,
 //! `/api/challenge/{id}/accept`, `/decline`, `/cancel`, and `GET /api/challenge`.
 
-use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::auth::require;
+use super::auth::{ChallengeAnswer, ChallengeRead, ChallengeWrite, Scoped};
 use super::lichess::{self, internal, parse_body};
 use crate::db;
 use crate::error::ApiError;
 use crate::game::{PlayerRef, TimeControl};
 use crate::lobby::challenge::{self, ChallengeError, Terms, challenge_json};
 use crate::startup::AppState;
-
-/// The challenge routes, inside `/api`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/challenge", web::get().to(list))
-        .route("/challenge/open", web::post().to(open))
-        .route("/challenge/{id}/accept", web::post().to(accept))
-        .route("/challenge/{id}/decline", web::post().to(decline))
-        .route("/challenge/{id}/cancel", web::post().to(cancel))
-        .route("/challenge/{username}", web::post().to(create));
-}
 
 impl From<ChallengeError> for ApiError {
     fn from(e: ChallengeError) -> Self {
@@ -144,14 +133,13 @@ fn terms(b: &ChallengeBody) -> Result<Terms, ApiError> {
 
 /// `POST /api/challenge/{username}`.
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Bytes,
+    user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write"]).await?;
     let t = terms(&parse_body(&req, &body)?)?;
     let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
@@ -159,13 +147,12 @@ async fn create(
 
 /// `POST /api/challenge/open`: a challenge whoever opens its `url` first may accept.
 #[tracing::instrument(skip_all)]
-async fn open(
+pub(crate) async fn open(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     body: web::Bytes,
+    user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write"]).await?;
     let t = terms(&parse_body(&req, &body)?)?;
     let c = challenge::create(&state.lobby_ctx(), user.id, None, &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
@@ -173,13 +160,11 @@ async fn open(
 
 /// `POST /api/challenge/{id}/accept`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn accept(
-    req: HttpRequest,
+pub(crate) async fn accept(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write", "board:play"]).await?;
     challenge::accept(&state.lobby_ctx(), &path, PlayerRef::User(user.id)).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
@@ -192,14 +177,13 @@ struct DeclineBody {
 
 /// `POST /api/challenge/{id}/decline` with an optional `reason`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn decline(
+pub(crate) async fn decline(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Bytes,
+    user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write", "board:play"]).await?;
     let b: DeclineBody = parse_body(&req, &body)?;
     challenge::decline(&state.lobby_ctx(), &path, user.id, b.reason.as_deref()).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
@@ -207,20 +191,21 @@ async fn decline(
 
 /// `POST /api/challenge/{id}/cancel`.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn cancel(
-    req: HttpRequest,
+pub(crate) async fn cancel(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:write", "board:play"]).await?;
     challenge::cancel(&state.lobby_ctx(), &path, user.id).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
 
 /// `GET /api/challenge`: pending challenges, `{"in": [...], "out": [...]}`.
-async fn list(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:read", "challenge:write"]).await?;
+pub(crate) async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: Scoped<ChallengeRead>,
+) -> Result<HttpResponse, ApiError> {
     let rows = db::challenges::pending_of(&state.pool, user.id).await.map_err(|e| internal(&e))?;
     let base = lichess::base_url(&req);
     let (out, inc): (Vec<_>, Vec<_>) = rows.iter().partition(|c| c.challenger_id == user.id);

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chessgold_engine::Color;
 use serde_json::{Value, json};
@@ -14,7 +13,7 @@ use time::OffsetDateTime;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
-use super::auth::require;
+use super::auth::{EventStream, Scoped};
 use super::board::KEEP_ALIVE;
 use super::lichess::{self, internal, line, ndjson};
 use crate::db;
@@ -26,8 +25,11 @@ use crate::startup::AppState;
 
 /// `GET /api/stream/event`.
 #[tracing::instrument(skip_all)]
-pub async fn stream(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["challenge:read", "board:play", "challenge:write"]).await?;
+pub async fn stream(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: Scoped<EventStream>,
+) -> Result<HttpResponse, ApiError> {
     // Listen before reading the current games and challenges, so nothing falls between.
     let sub = state.users.listen();
     let base = lichess::base_url(&req);

@@ -17,6 +17,7 @@ use crate::game::{Speed, Status, TimeControl};
 pub const NO_CLOCK_MS: i64 = 2_147_483_647;
 
 pub use crate::domain::unix_ms as ms;
+pub use crate::game::view::status_name;
 
 /// `scheme://host` of the request, for the `url` fields.
 pub fn base_url(req: &HttpRequest) -> String {
@@ -74,15 +75,6 @@ pub fn line(v: &Value) -> String {
 /// `{"key", "name", "short"}` of a variant.
 pub fn variant_json(info: &VariantInfo) -> Value {
     json!({"key": info.id, "name": info.name, "short": info.name})
-}
-
-/// Lichess's status name of a status (camelCase).
-pub fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::NoStart => "noStart",
-        Status::VariantEnd => "variantEnd",
-        other => other.name(),
-    }
 }
 
 /// Lichess's status name of a status id.
@@ -261,58 +253,6 @@ pub fn event_game(live: &Game, color: Color, now: OffsetDateTime) -> Value {
         }
     }
     game
-}
-
-/// A game as `GET /api/games/user` writes it (lichess's game JSON).
-pub fn game_json(live: &Game) -> Value {
-    let player = |c: Color| -> Value {
-        match &live.seats[c.index()] {
-            Some(s) if s.user_id.is_some() => {
-                let mut v = json!({"user": {"name": s.name, "id": s.name.to_lowercase()}});
-                if let Some(obj) = v.as_object_mut() {
-                    if let Some(r) = s.rating_before {
-                        obj.insert("rating".into(), Value::from(r));
-                    }
-                    if let (Some(b), Some(a)) = (s.rating_before, s.rating_after) {
-                        obj.insert("ratingDiff".into(), Value::from(a - b));
-                    }
-                    if s.provisional {
-                        obj.insert("provisional".into(), Value::from(true));
-                    }
-                }
-                v
-            }
-            Some(s) if s.bot.is_some() => json!({"aiLevel": s.bot.map(chessgold_bot::Level::number)}),
-            Some(_) => json!({"name": "Anonymous"}),
-            None => json!({}),
-        }
-    };
-    let last = live.finished_at.or(live.turn_at).or(live.started_at).unwrap_or(live.created_at);
-    let mut v = json!({
-        "id": live.id.as_str(),
-        "rated": live.rated,
-        "variant": live.info.id,
-        "speed": Speed::of(live.clock).key(),
-        "perf": live.info.id,
-        "createdAt": ms(live.created_at),
-        "lastMoveAt": ms(last),
-        "status": status_name(live.status),
-        "players": {"white": player(Color::White), "black": player(Color::Black)},
-        "moves": live.actions.iter().map(|a| a.action.as_str()).collect::<Vec<_>>().join(" "),
-    });
-    if let Some(obj) = v.as_object_mut() {
-        if let Some(w) = live.winner {
-            obj.insert("winner".into(), Value::from(w.name()));
-        }
-        if let Some(c) = live.clock {
-            obj.insert(
-                "clock".into(),
-                json!({"initial": c.limit / 100, "increment": c.increment / 100,
-                       "totalTime": c.limit / 100 + 40 * (c.increment / 100)}),
-            );
-        }
-    }
-    v
 }
 
 #[cfg(test)]

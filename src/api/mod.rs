@@ -17,26 +17,16 @@ use crate::error::ApiError;
 /// Largest JSON body the API reads.
 pub const MAX_JSON_BYTES: usize = 64 * 1024;
 
-/// Registers the API routes and their JSON error handling.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/api")
-            .app_data(
-                web::JsonConfig::default().limit(MAX_JSON_BYTES).error_handler(|err, _req| json_error(&err).into()),
-            )
-            // The site's query errors are pages; the API's stay JSON.
-            .app_data(web::QueryConfig::default().error_handler(|err, _req| {
-                ApiError::bad_request("bad_query", format!("the query string is not valid: {err}")).into()
-            }))
-            .route("/local", web::post().to(local::play))
-            .route("/game/{id}", web::get().to(crate::game::http::export))
-            .configure(crate::lobby::http::routes)
-            .configure(board::routes)
-            .configure(challenge::routes)
-            .configure(users::routes)
-            .route("/stream/event", web::get().to(events::stream))
-            .default_service(web::to(api_not_found)),
-    );
+/// The API's body settings: JSON bodies up to [`MAX_JSON_BYTES`], with JSON errors.
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default().limit(MAX_JSON_BYTES).error_handler(|err, _req| json_error(&err).into())
+}
+
+/// The API's query settings: the site's query errors are pages; the API's stay JSON.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|err, _req| {
+        ApiError::bad_request("bad_query", format!("the query string is not valid: {err}")).into()
+    })
 }
 
 fn json_error(err: &actix_web::error::JsonPayloadError) -> ApiError {
@@ -62,6 +52,7 @@ fn json_error(err: &actix_web::error::JsonPayloadError) -> ApiError {
     }
 }
 
-async fn api_not_found() -> Result<actix_web::HttpResponse, ApiError> {
+/// Any other path under `/api`: a JSON 404.
+pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
     Err(ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "not_found", "no such API endpoint"))
 }

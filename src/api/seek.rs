@@ -6,12 +6,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use super::auth::require;
+use super::auth::{BoardPlay, Scoped};
 use super::lichess::{internal, ndjson, parse_body};
 use crate::db;
 use crate::error::ApiError;
@@ -73,10 +72,9 @@ fn textual(req: &HttpRequest, body: &web::Bytes) -> Result<SeekBody, ApiError> {
 pub async fn seek(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     body: web::Bytes,
+    user: Scoped<BoardPlay>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = require(&req, &state, &session, &["board:play"]).await?;
     let b = textual(&req, &body)?;
     let bad = |m: &str| ApiError::bad_request("invalid_seek", m.to_string());
     let variant = b.variant.filter(|v| !v.is_empty()).unwrap_or_else(|| "standard".into());

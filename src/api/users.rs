@@ -1,13 +1,12 @@
 //! Accounts as lichess's API shows them: `GET /api/account`, `GET /api/user/{username}` (with
 //! `perfs` per variant) and `GET /api/games/user/{username}` (NDJSON games, newest first).
 
-use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-use super::auth::require;
+use super::auth::{AnyToken, Caller, Scoped};
 use super::lichess::{self, internal, not_found};
 use crate::db;
 use crate::error::ApiError;
@@ -18,14 +17,6 @@ use crate::startup::AppState;
 const PROVISIONAL_UNDER: i32 = 30;
 /// Most games `GET /api/games/user` writes.
 const MAX_GAMES: i64 = 300;
-
-/// The account routes, inside `/api`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account", web::get().to(account))
-        .route("/account/playing", web::get().to(playing))
-        .route("/user/{username}", web::get().to(user))
-        .route("/games/user/{username}", web::get().to(games));
-}
 
 async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) -> Result<Value, ApiError> {
     let perfs = db::profiles::perfs(&state.pool, id).await.map_err(|e| internal(&e))?;
@@ -62,16 +53,18 @@ async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) ->
 
 /// `GET /api/account`: the caller's account.
 #[tracing::instrument(skip_all)]
-async fn account(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
-    let me = require(&req, &state, &session, &[]).await?;
+pub(crate) async fn account(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    me: Scoped<AnyToken>,
+) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(user_json(&state, &req, me.id, &me.name).await?))
 }
 
 /// `GET /api/account/playing`: the caller's games being played, `{"nowPlaying": [game, ...]}`
 /// with the `game` objects of `gameStart` events.
 #[tracing::instrument(skip_all)]
-async fn playing(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, ApiError> {
-    let me = require(&req, &state, &session, &[]).await?;
+pub(crate) async fn playing(state: web::Data<AppState>, me: Scoped<AnyToken>) -> Result<HttpResponse, ApiError> {
     let ids = db::games::ongoing_of_user(&state.pool, me.id).await.map_err(|e| internal(&e))?;
     let now = time::OffsetDateTime::now_utc();
     let mut games = Vec::new();
@@ -94,34 +87,31 @@ async fn find_user(state: &AppState, name: &str) -> Result<db::users::UserRow, A
 
 /// `GET /api/user/{username}`: a public profile.
 #[tracing::instrument(skip_all)]
-async fn user(
+pub(crate) async fn user(
     req: HttpRequest,
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    _caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     // A token is optional; a bad one is still refused, and a good one counts against its limit.
-    super::auth::caller(&req, &state, &session).await?;
     let u = find_user(&state, &path).await?;
     Ok(HttpResponse::Ok().json(user_json(&state, &req, u.id, &u.username).await?))
 }
 
 #[derive(Debug, Deserialize)]
-struct GamesQuery {
+pub(crate) struct GamesQuery {
     #[serde(default)]
     max: Option<i64>,
 }
 
 /// `GET /api/games/user/{username}?max=N`: the account's started games as NDJSON, newest first.
 #[tracing::instrument(skip_all)]
-async fn games(
-    req: HttpRequest,
+pub(crate) async fn games(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     query: web::Query<GamesQuery>,
+    _caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
-    super::auth::caller(&req, &state, &session).await?;
     let u = find_user(&state, &path).await?;
     let max = query.max.unwrap_or(MAX_GAMES).clamp(1, MAX_GAMES);
     let rows = db::profiles::games(&state.pool, u.id, max, 0).await.map_err(|e| internal(&e))?;
@@ -129,7 +119,7 @@ async fn games(
     for r in rows {
         let Some(id) = GameId::parse(&r.id) else { continue };
         if let Some(live) = store::load(&state.pool, &id).await.map_err(|e| internal(&e))? {
-            body.push_str(&lichess::line(&lichess::game_json(&live)));
+            body.push_str(&lichess::line(&crate::game::view::game_json(&live)));
         }
     }
     Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))

@@ -48,6 +48,59 @@ pub fn verify(session: &Session, submitted: &str) -> Result<(), PageError> {
     if constant_time_eq(expected.as_bytes(), submitted.as_bytes()) { Ok(()) } else { Err(PageError::Csrf) }
 }
 
+/// A form with the CSRF field ([`FIELD`]).
+pub trait CsrfField {
+    /// The submitted token.
+    fn csrf_token(&self) -> &str;
+}
+
+/// Implements [`CsrfField`] for forms with a `csrf_token: String` field.
+#[macro_export]
+macro_rules! csrf_field {
+    ($($form:ty),* $(,)?) => {$(
+        impl $crate::auth::csrf::CsrfField for $form {
+            fn csrf_token(&self) -> &str {
+                &self.csrf_token
+            }
+        }
+    )*};
+}
+
+/// An extractor: a posted form (as `web::Form` reads it) whose CSRF token matches the
+/// session's; rejects with [`PageError::Csrf`] otherwise. Derefs to the form.
+#[derive(Debug)]
+pub struct CsrfForm<T>(pub T);
+
+impl<T> CsrfForm<T> {
+    /// The form.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for CsrfForm<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + CsrfField + 'static> actix_web::FromRequest for CsrfForm<T> {
+    type Error = actix_web::Error;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, actix_web::Error>>>>;
+
+    fn from_request(req: &actix_web::HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let form = actix_web::web::Form::<T>::from_request(req, payload);
+        let session = actix_session::SessionExt::get_session(req);
+        Box::pin(async move {
+            let form = form.await?.into_inner();
+            verify(&session, form.csrf_token())?;
+            Ok(CsrfForm(form))
+        })
+    }
+}
+
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;

@@ -6,23 +6,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use super::{CreateAccountError, create_account, csrf, current_user, log_in, log_out, password};
+use super::csrf::CsrfForm;
+use super::{CreateAccountError, create_account, current_user, log_in, log_out, password};
 use crate::db;
 use crate::domain::{NewPassword, PASSWORD_MAX, Role, USERNAME_MAX, UserName};
 use crate::error::PageError;
 use crate::pages::{LoginPage, PageCtx, PasswordPage, SignupPage, render, render_status};
 use crate::startup::{AppState, client_ip};
-
-/// Registers the account routes.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/signup", web::get().to(signup_form))
-        .route("/signup", web::post().to(signup))
-        .route("/login", web::get().to(login_form))
-        .route("/login", web::post().to(login))
-        .route("/logout", web::post().to(logout))
-        .route("/account/password", web::get().to(password_form))
-        .route("/account/password", web::post().to(change_password));
-}
 
 /// Where to go after logging in: a local path only, never another site.
 fn safe_next(next: Option<&str>) -> String {
@@ -48,7 +38,7 @@ pub struct SignupForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
     if current_user(&session).is_some() {
         return Ok(see_other("/"));
     }
@@ -56,13 +46,12 @@ async fn signup_form(session: Session) -> Result<HttpResponse, PageError> {
 }
 
 #[tracing::instrument(skip_all)]
-async fn signup(
+pub(crate) async fn signup(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<SignupForm>,
+    form: CsrfForm<SignupForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let name = UserName::parse(&form.username);
     state.limiters.signup(client_ip(&req, state.trust_forwarded_for), name.as_ref().ok().map(UserName::as_str))?;
     let password = NewPassword::parse(&form.password);
@@ -97,7 +86,7 @@ pub struct NextQuery {
 }
 
 #[tracing::instrument(skip_all)]
-async fn login_form(session: Session, query: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn login_form(session: Session, query: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
     if current_user(&session).is_some() {
         return Ok(see_other(&safe_next(query.next.as_deref())));
     }
@@ -120,13 +109,12 @@ pub struct LoginForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn login(
+pub(crate) async fn login(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<LoginForm>,
+    form: CsrfForm<LoginForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let mut page = LoginPage::blank(PageCtx::new(&session)?);
     page.next = safe_next(form.next.as_deref());
     page.username = form.username.chars().take(USERNAME_MAX * 4).collect();
@@ -171,14 +159,13 @@ pub struct TokenForm {
 }
 
 #[tracing::instrument(skip_all)]
-async fn logout(session: Session, form: web::Form<TokenForm>) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
+pub(crate) async fn logout(session: Session, _checked: CsrfForm<TokenForm>) -> Result<HttpResponse, PageError> {
     log_out(&session);
     Ok(see_other("/"))
 }
 
 #[tracing::instrument(skip_all)]
-async fn password_form(session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn password_form(session: Session) -> Result<HttpResponse, PageError> {
     if current_user(&session).is_none() {
         return Ok(see_other("/login?next=/account/password"));
     }
@@ -196,13 +183,14 @@ pub struct PasswordForm {
     new_password: String,
 }
 
+crate::csrf_field!(LoginForm, PasswordForm, SignupForm, TokenForm);
+
 #[tracing::instrument(skip_all)]
-async fn change_password(
+pub(crate) async fn change_password(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<PasswordForm>,
+    form: CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(me) = current_user(&session) else {
         return Ok(see_other("/login?next=/account/password"));
     };

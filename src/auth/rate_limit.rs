@@ -34,6 +34,25 @@ pub fn limit_ip(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
     })
 }
 
+/// An extractor: the request counted against its client address's quota ([`limit_ip`]);
+/// rejects with 429 and `Retry-After` when the quota is used up. Handlers take it last, so that
+/// their other arguments are read first.
+#[derive(Debug, Clone, Copy)]
+pub struct IpLimited;
+
+impl actix_web::FromRequest for IpLimited {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<IpLimited, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let checked = match req.app_data::<actix_web::web::Data<AppState>>() {
+            Some(state) => limit_ip(req, state).map(|()| IpLimited),
+            None => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", "no application state")),
+        };
+        std::future::ready(checked)
+    }
+}
+
 /// The limiters of the log-in and sign-up forms.
 #[derive(Debug)]
 pub struct Limiters {

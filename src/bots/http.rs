@@ -4,25 +4,20 @@
 use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use askama::Template;
 use chessgold_bot::{LEVELS, Level};
 use chessgold_engine::Color;
 use chessgold_engine::registry::{variant, variants};
 use serde::Deserialize;
 
-use crate::auth::csrf;
+use crate::auth::csrf::CsrfForm;
 use crate::error::PageError;
 use crate::game::identity::Identity;
 use crate::game::store::{self, CreateError};
 use crate::game::{CreateGame, PlayerRef, TIME_CONTROLS, TimeControl};
 use crate::pages::{PageCtx, render, render_status};
 use crate::startup::AppState;
-
-/// Registers the form's routes.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/game/computer", web::get().to(form)).route("/game/computer", web::post().to(create));
-}
 
 /// A variant in the form's list.
 #[derive(Debug, Clone)]
@@ -83,6 +78,8 @@ pub struct ComputerForm {
     pub color: String,
 }
 
+crate::csrf_field!(ComputerForm);
+
 impl Default for ComputerForm {
     fn default() -> ComputerForm {
         ComputerForm {
@@ -110,12 +107,12 @@ fn page(ctx: PageCtx, form: ComputerForm, error: Option<String>) -> ComputerPage
 }
 
 #[derive(Debug, Deserialize)]
-struct FormQuery {
+pub(crate) struct FormQuery {
     variant: Option<String>,
 }
 
 #[tracing::instrument(skip_all)]
-async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResponse, PageError> {
     let mut form = ComputerForm::default();
     if let Some(v) = query.variant.as_deref().and_then(variant).filter(|v| super::plays(v.id)) {
         form.variant = v.id.to_string();
@@ -124,13 +121,12 @@ async fn form(session: Session, query: web::Query<FormQuery>) -> Result<HttpResp
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
-    req: HttpRequest,
+pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<ComputerForm>,
+    form: CsrfForm<ComputerForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let form = form.into_inner();
     let invalid = |msg: String| -> Result<HttpResponse, PageError> {
         render_status(&page(PageCtx::new(&session)?, form.clone(), Some(msg)), StatusCode::UNPROCESSABLE_ENTITY)
@@ -154,7 +150,6 @@ async fn create(
         "random" => crate::lobby::random_color()?,
         _ => return invalid("Choose white, black or random.".into()),
     };
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
     let request = CreateGame {
         variant: info.id.to_string(),

@@ -184,7 +184,7 @@ pub async fn export(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("application/json"));
     if wants_json {
-        return Ok(HttpResponse::Ok().json(crate::api::lichess::game_json(&live)));
+        return Ok(HttpResponse::Ok().json(super::view::game_json(&live)));
     }
     let site = {
         let info = req.connection_info();

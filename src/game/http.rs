@@ -17,26 +17,12 @@ use super::model::{CreateGame, Game, Seat};
 use super::round::commit_and_announce;
 use super::store::{self, CommitError, CreateError};
 use super::{GameId, Reason, Status, TIME_CONTROLS, TimeControl, random_base62};
-use crate::auth::csrf;
+use crate::auth::csrf::CsrfForm;
 use crate::db;
 use crate::error::{ApiError, PageError};
 use crate::pages::{PageCtx, render, render_status};
 use crate::rating::Perf;
 use crate::startup::AppState;
-
-/// Registers the page routes of live games (the `/{gameId}` routes last: they match any
-/// 8 or 12 base62 characters).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    crate::bots::http::routes(cfg);
-    cfg.route("/game/new", web::get().to(new_form))
-        .route("/game/new", web::post().to(create))
-        .route("/game/{id}/join", web::post().to(join))
-        .route("/game/export/{id}", web::get().to(super::export::export))
-        .route("/socket/game/{id}", web::get().to(super::socket::open))
-        .route("/socket/lobby", web::get().to(crate::lobby::socket::open))
-        .route("/{id:[0-9A-Za-z]{8}}", web::get().to(page))
-        .route("/{id:[0-9A-Za-z]{12}}", web::get().to(player_page));
-}
 
 /// The "play with a friend online" form.
 #[derive(Debug, Template)]
@@ -96,12 +82,12 @@ fn new_page(ctx: PageCtx, form: NewGameForm, error: Option<String>) -> NewGamePa
 }
 
 #[derive(Debug, Deserialize)]
-struct NewQuery {
+pub(crate) struct NewQuery {
     variant: Option<String>,
 }
 
 #[tracing::instrument(skip_all)]
-async fn new_form(session: Session, query: web::Query<NewQuery>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn new_form(session: Session, query: web::Query<NewQuery>) -> Result<HttpResponse, PageError> {
     let mut form = NewGameForm::default();
     if let Some(v) = query.variant.as_deref().and_then(variant) {
         form.variant = v.id.to_string();
@@ -114,15 +100,13 @@ fn see_other(to: &str) -> HttpResponse {
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
-    req: HttpRequest,
+pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<NewGameForm>,
+    form: CsrfForm<NewGameForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let form = form.into_inner();
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let invalid = |msg: String| -> Result<HttpResponse, PageError> {
         render_status(&new_page(PageCtx::new(&session)?, form.clone(), Some(msg)), StatusCode::UNPROCESSABLE_ENTITY)
     };
@@ -183,24 +167,16 @@ pub struct TokenForm {
     csrf_token: String,
 }
 
-impl TokenForm {
-    /// The submitted CSRF token.
-    pub fn csrf_token(&self) -> &str {
-        &self.csrf_token
-    }
-}
+crate::csrf_field!(NewGameForm, TokenForm);
 
 #[tracing::instrument(skip_all, fields(game.id = %path))]
-async fn join(
-    req: HttpRequest,
+pub(crate) async fn join(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
-    form: web::Form<TokenForm>,
+    _checked: CsrfForm<TokenForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let mut live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;
     if identity.candidates().iter().any(|p| live.seat_of(p).is_some()) {
         return Ok(see_other(&format!("/{id}")));
@@ -467,7 +443,7 @@ async fn render_game(
 }
 
 #[tracing::instrument(skip_all, fields(game.id = %path))]
-async fn page(
+pub(crate) async fn page(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -478,16 +454,16 @@ async fn page(
 }
 
 #[tracing::instrument(skip_all)]
-async fn player_page(
+pub(crate) async fn player_page(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
     let (game, player) = path.split_at(8);
     let id = GameId::parse(game).ok_or(PageError::NotFound)?;
     let live = store::load(&state.pool, &id).await?.ok_or(PageError::NotFound)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let mine = identity
         .candidates()
         .iter()

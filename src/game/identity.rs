@@ -79,6 +79,22 @@ pub struct Identity {
     pub guest: Option<String>,
 }
 
+/// An extractor: the caller's identity (the session's account, the guest cookie), as
+/// [`Identity::of`] reads it. Never fails: without either, both are `None`.
+impl actix_web::FromRequest for Identity {
+    type Error = actix_web::Error;
+    type Future = std::future::Ready<Result<Identity, actix_web::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let session = actix_session::SessionExt::get_session(req);
+        let identity = match req.app_data::<actix_web::web::Data<crate::startup::AppState>>() {
+            Some(state) => Identity::of(req, &session, &state.guest_key),
+            None => Identity { user: current_user(&session), guest: None },
+        };
+        std::future::ready(Ok(identity))
+    }
+}
+
 impl Identity {
     /// Reads the session and the guest cookie.
     pub fn of(req: &HttpRequest, session: &Session, key: &GuestKey) -> Identity {

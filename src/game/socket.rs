@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{CloseCode, CloseReason, Message};
 use serde::Deserialize;
@@ -43,13 +42,12 @@ pub async fn open(
     path: web::Path<String>,
     query: web::Query<SocketQuery>,
     state: web::Data<AppState>,
-    session: Session,
+    identity: Identity,
 ) -> Result<HttpResponse, actix_web::Error> {
     let id = GameId::parse(&path).ok_or(PageError::NotFound)?;
     if !origin_allowed_headers(&req, &state.public_origins) {
         return Err(PageError::CrossOrigin.into());
     }
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let (response, ws, stream) = actix_ws::handle(&req, body)?;
     let stream = stream.max_frame_size(state.game.max_frame_bytes);
     actix_web::rt::spawn(serve(state.into_inner(), id, identity, query.v, ws, stream));

@@ -646,6 +646,67 @@ pub fn record(game: &Game) -> Record {
     }
 }
 
+/// Lichess's status name of a status (camelCase).
+pub fn status_name(s: super::Status) -> &'static str {
+    match s {
+        super::Status::NoStart => "noStart",
+        super::Status::VariantEnd => "variantEnd",
+        other => other.name(),
+    }
+}
+
+/// A game as `GET /api/games/user` writes it (lichess's game JSON).
+pub fn game_json(live: &Game) -> Value {
+    let player = |c: Color| -> Value {
+        match &live.seats[c.index()] {
+            Some(s) if s.user_id.is_some() => {
+                let mut v = serde_json::json!({"user": {"name": s.name, "id": s.name.to_lowercase()}});
+                if let Some(obj) = v.as_object_mut() {
+                    if let Some(r) = s.rating_before {
+                        obj.insert("rating".into(), Value::from(r));
+                    }
+                    if let (Some(b), Some(a)) = (s.rating_before, s.rating_after) {
+                        obj.insert("ratingDiff".into(), Value::from(a - b));
+                    }
+                    if s.provisional {
+                        obj.insert("provisional".into(), Value::from(true));
+                    }
+                }
+                v
+            }
+            Some(s) if s.bot.is_some() => serde_json::json!({"aiLevel": s.bot.map(chessgold_bot::Level::number)}),
+            Some(_) => serde_json::json!({"name": "Anonymous"}),
+            None => serde_json::json!({}),
+        }
+    };
+    let last = live.finished_at.or(live.turn_at).or(live.started_at).unwrap_or(live.created_at);
+    let mut v = serde_json::json!({
+        "id": live.id.as_str(),
+        "rated": live.rated,
+        "variant": live.info.id,
+        "speed": super::Speed::of(live.clock).key(),
+        "perf": live.info.id,
+        "createdAt": crate::domain::unix_ms(live.created_at),
+        "lastMoveAt": crate::domain::unix_ms(last),
+        "status": status_name(live.status),
+        "players": {"white": player(Color::White), "black": player(Color::Black)},
+        "moves": live.actions.iter().map(|a| a.action.as_str()).collect::<Vec<_>>().join(" "),
+    });
+    if let Some(obj) = v.as_object_mut() {
+        if let Some(w) = live.winner {
+            obj.insert("winner".into(), Value::from(w.name()));
+        }
+        if let Some(c) = live.clock {
+            obj.insert(
+                "clock".into(),
+                serde_json::json!({"initial": c.limit / 100, "increment": c.increment / 100,
+                       "totalTime": c.limit / 100 + 40 * (c.increment / 100)}),
+            );
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use chessgold_engine::registry::variant;

@@ -2,9 +2,8 @@
 //! quick-pairing pools. Every request names the page's lobby socket (`sri`), which holds what it
 //! creates. Unsafe requests pass the origin check of the middleware.
 
-use actix_session::Session;
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use chessgold_engine::Color;
 use chessgold_engine::registry::variant;
 use serde::Deserialize;
@@ -13,6 +12,7 @@ use time::OffsetDateTime;
 
 use super::pools::{PoolEntry, PoolKey};
 use super::{HubMsg, MAX_SEEKS, SEEK_TTL_SECS, Seek, Viewer, player_key, random_color, start_game};
+use crate::auth::rate_limit::IpLimited;
 use crate::db;
 use crate::db::lobby::SeekRow;
 use crate::error::ApiError;
@@ -22,15 +22,6 @@ use crate::game::store::{self, CreateError};
 use crate::game::{GameId, TimeControl, random_base62};
 use crate::rating::{Perf, START};
 use crate::startup::AppState;
-
-/// Registers the lobby's routes (inside `/api`).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/lobby/seek", web::post().to(create_seek))
-        .route("/lobby/seek/{id}/cancel", web::post().to(cancel_seek))
-        .route("/lobby/seek/{id}/accept", web::post().to(accept_seek))
-        .route("/lobby/pool/join", web::post().to(join_pool))
-        .route("/lobby/pool/leave", web::post().to(leave_pool));
-}
 
 /// Whether a socket id is well formed: 8 to 24 base62 characters.
 pub fn valid_sri(sri: &str) -> bool {
@@ -115,13 +106,12 @@ pub async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiErr
 }
 
 #[tracing::instrument(skip_all)]
-async fn create_seek(
-    req: HttpRequest,
+pub(crate) async fn create_seek(
     state: web::Data<AppState>,
-    session: Session,
     body: web::Json<SeekBody>,
+    _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     let b = body.into_inner();
     check_sri(&b.sri)?;
     let bad = |m: String| ApiError::unprocessable("invalid_seek", m);
@@ -146,7 +136,6 @@ async fn create_seek(
             )));
         }
     };
-    let identity = Identity::of(&req, &session, &state.guest_key);
     if rated && identity.user.is_none() {
         return Err(bad("rated games are for registered players: sign in, or seek a casual game".into()));
     }
@@ -197,14 +186,12 @@ async fn create_seek(
 }
 
 #[tracing::instrument(skip_all, fields(seek.id = %path))]
-async fn cancel_seek(
-    req: HttpRequest,
+pub(crate) async fn cancel_seek(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
+    _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let user_id = identity.user.as_ref().map(|u| u.id);
     let gone =
         db::lobby::cancel(&state.pool, &path, user_id, identity.guest.as_deref()).await.map_err(|e| internal(&e))?;
@@ -223,18 +210,16 @@ pub struct SriBody {
 }
 
 #[tracing::instrument(skip_all, fields(seek.id = %path))]
-async fn accept_seek(
-    req: HttpRequest,
+pub(crate) async fn accept_seek(
     state: web::Data<AppState>,
-    session: Session,
     path: web::Path<String>,
     body: web::Json<SriBody>,
+    _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
     let gone = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "this seek is gone (taken, cancelled or expired)");
     let id = GameId::parse(&path).ok_or_else(gone)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let rows = db::lobby::live(&state.pool).await.map_err(|e| internal(&e))?;
     let row = rows.into_iter().find(|r| r.id == id.as_str()).ok_or_else(gone)?;
     let seek = Seek::from_row(&row);
@@ -332,15 +317,13 @@ fn pool_key(b: &PoolBody, rated: bool) -> Result<PoolKey, ApiError> {
 }
 
 #[tracing::instrument(skip_all)]
-async fn join_pool(
-    req: HttpRequest,
+pub(crate) async fn join_pool(
     state: web::Data<AppState>,
-    session: Session,
     body: web::Json<PoolBody>,
+    _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     // Registered players wait in rated pools, guests in casual ones.
     let key = pool_key(&body, identity.user.is_some())?;
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
@@ -366,15 +349,13 @@ async fn join_pool(
 }
 
 #[tracing::instrument(skip_all)]
-async fn leave_pool(
-    req: HttpRequest,
+pub(crate) async fn leave_pool(
     state: web::Data<AppState>,
-    session: Session,
     body: web::Json<PoolBody>,
+    _limited: IpLimited,
+    identity: Identity,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::rate_limit::limit_ip(&req, &state)?;
     check_sri(&body.sri)?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let key = pool_key(&body, identity.user.is_some())?;
     state.lobby.pools.leave(&body.sri, &key).await.map_err(|e| internal(&e))?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))

@@ -4,7 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use actix_session::Session;
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{CloseCode, CloseReason};
 use serde::Deserialize;
@@ -39,7 +38,7 @@ pub async fn open(
     body: web::Payload,
     query: web::Query<LobbyQuery>,
     state: web::Data<AppState>,
-    session: Session,
+    identity: Identity,
 ) -> Result<HttpResponse, actix_web::Error> {
     if !valid_sri(&query.sri) {
         return Err(PageError::BadRequest("sri must be 8 to 24 letters or digits".into()).into());
@@ -47,7 +46,6 @@ pub async fn open(
     if !origin_allowed_headers(&req, &state.public_origins) {
         return Err(PageError::CrossOrigin.into());
     }
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let (response, ws, stream) = actix_ws::handle(&req, body)?;
     let stream = stream.max_frame_size(state.game.max_frame_bytes);
     actix_web::rt::spawn(serve(state.into_inner(), query.into_inner().sri, identity, ws, stream));

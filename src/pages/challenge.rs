@@ -10,23 +10,14 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 
 use super::{PageCtx, render, render_status};
-use crate::auth::{csrf, current_user};
+use crate::auth::csrf::CsrfForm;
+use crate::auth::current_user;
 use crate::db;
 use crate::error::PageError;
 use crate::game::TimeControl;
 use crate::game::identity::Identity;
 use crate::lobby::challenge::{self, ChallengeError, DECLINE_REASONS, Terms, decline_text};
 use crate::startup::AppState;
-
-/// Registers the challenge pages.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/@/{username}/challenge", web::post().to(create))
-        .route("/challenge/open", web::post().to(create_open))
-        .route("/challenge/{id}", web::get().to(show))
-        .route("/challenge/{id}/accept", web::post().to(accept))
-        .route("/challenge/{id}/decline", web::post().to(decline))
-        .route("/challenge/{id}/cancel", web::post().to(cancel));
-}
 
 impl From<ChallengeError> for PageError {
     fn from(e: ChallengeError) -> Self {
@@ -69,13 +60,12 @@ fn terms(form: &ChallengeForm) -> Result<Terms, ChallengeError> {
 }
 
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<ChallengeForm>,
+    form: CsrfForm<ChallengeForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other(&format!("/login?next=/@/{path}"))) };
     let sent = match terms(&form) {
         Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms).await,
@@ -88,12 +78,11 @@ async fn create(
 }
 
 #[tracing::instrument(skip_all)]
-async fn create_open(
+pub(crate) async fn create_open(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<ChallengeForm>,
+    form: CsrfForm<ChallengeForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(see_other("/login")) };
     let sent = match terms(&form) {
         Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, None, &terms).await,
@@ -178,7 +167,7 @@ pub struct ChallengePage {
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn show(
+pub(crate) async fn show(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
@@ -241,15 +230,14 @@ async fn challenge_page(
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn accept(
+pub(crate) async fn accept(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<crate::game::http::TokenForm>,
+    _checked: CsrfForm<crate::game::http::TokenForm>,
+    identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, form.csrf_token())?;
-    let identity = Identity::of(&req, &session, &state.guest_key);
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
     let game = match challenge::accept(&state.lobby_ctx(), &path, player).await {
         Ok(game) => game,
@@ -281,27 +269,27 @@ pub struct DeclineForm {
     reason: String,
 }
 
+crate::csrf_field!(ChallengeForm, DeclineForm);
+
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn decline(
+pub(crate) async fn decline(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<DeclineForm>,
+    form: CsrfForm<DeclineForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Err(PageError::NotFound) };
     challenge::decline(&state.lobby_ctx(), &path, user.id, Some(&form.reason)).await?;
     Ok(see_other(&format!("/challenge/{path}")))
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
-async fn cancel(
+pub(crate) async fn cancel(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<crate::game::http::TokenForm>,
+    _checked: CsrfForm<crate::game::http::TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, form.csrf_token())?;
     let Some(user) = current_user(&session) else { return Err(PageError::NotFound) };
     challenge::cancel(&state.lobby_ctx(), &path, user.id).await?;
     Ok(see_other(&format!("/challenge/{path}")))

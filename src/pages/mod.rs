@@ -10,7 +10,7 @@ pub mod tokens;
 use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use anyhow::Context;
 use askama::Template;
 use chessgold_engine::registry::{VariantInfo, variant, variants};
@@ -97,16 +97,6 @@ pub fn render<T: Template>(page: &T) -> Result<HttpResponse, PageError> {
 pub fn render_status<T: Template>(page: &T, status: StatusCode) -> Result<HttpResponse, PageError> {
     let body = page.render().context("rendering a template")?;
     Ok(HttpResponse::build(status).content_type(ContentType::html()).body(body))
-}
-
-/// Registers the page routes.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/", web::get().to(home))
-        .route("/variant/{id}", web::get().to(variant_rules))
-        .route("/local/{id}", web::get().to(local))
-        .configure(profile::routes)
-        .configure(challenge::routes)
-        .configure(tokens::routes);
 }
 
 /// A variant as the site lists it.
@@ -227,8 +217,12 @@ pub async fn playing(state: &AppState, identity: &Identity) -> Result<Vec<Playin
 const HERO_BOARD: &str = "r3k3/ppq2p2/2n1b3/8/4P3/2N2N2/PP1B4/3QK2R";
 
 #[tracing::instrument(skip_all)]
-async fn home(req: HttpRequest, state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
-    let playing = playing(&state, &Identity::of(&req, &session, &state.guest_key)).await?;
+pub(crate) async fn home(
+    state: web::Data<AppState>,
+    session: Session,
+    identity: Identity,
+) -> Result<HttpResponse, PageError> {
+    let playing = playing(&state, &identity).await?;
     let coming = rules::BOOKS.iter().filter(|b| variant(b.id).is_none()).map(|b| (b.name, b.tagline)).collect();
     let pieces = variant("gold").or_else(|| variant("standard")).map(|v| v.pieces);
     let hero =
@@ -263,7 +257,7 @@ pub struct RulesPage {
 }
 
 #[tracing::instrument(skip(session))]
-async fn variant_rules(session: Session, id: web::Path<String>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn variant_rules(session: Session, id: web::Path<String>) -> Result<HttpResponse, PageError> {
     let info = variant(&id).ok_or(PageError::NotFound)?;
     let book = rules::book(info.id).ok_or(PageError::NotFound)?;
     let others = variants().iter().map(|v| (v.id, v.name)).collect();
@@ -292,7 +286,7 @@ pub const MAX_LOCAL_SEED: u64 = (1 << 53) - 1;
 
 /// The address of a local game: `?seed=` keeps the random events of a game (loot boxes).
 #[derive(Debug, serde::Deserialize)]
-struct LocalQuery {
+pub(crate) struct LocalQuery {
     seed: Option<String>,
 }
 
@@ -318,7 +312,7 @@ fn fresh_local_seed() -> anyhow::Result<u64> {
 }
 
 #[tracing::instrument(skip(session))]
-async fn local(
+pub(crate) async fn local(
     session: Session,
     id: web::Path<String>,
     query: web::Query<LocalQuery>,

@@ -26,13 +26,6 @@ pub const LEADERBOARD_SIZE: i64 = 100;
 /// Lines per variant on the leaderboards' overview.
 pub const OVERVIEW_SIZE: i64 = 10;
 
-/// Registers the profile and leaderboard routes.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/@/{username}", web::get().to(profile))
-        .route("/player", web::get().to(leaderboards))
-        .route("/player/{variant}", web::get().to(leaderboard));
-}
-
 /// A rating as shown: `1520`, or `1520?` while provisional.
 pub fn rating_text(rating: i32, games: i32) -> String {
     if games < PROVISIONAL_GAMES { format!("{rating}?") } else { rating.to_string() }
@@ -208,7 +201,7 @@ fn parse_page(text: Option<&str>) -> Result<i64, PageError> {
 }
 
 #[tracing::instrument(skip(state, session, query))]
-async fn profile(
+pub(crate) async fn profile(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
@@ -398,7 +391,7 @@ pub struct LeaderboardsPage {
 }
 
 #[tracing::instrument(skip_all)]
-async fn leaderboards(state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn leaderboards(state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
     let mut boards = Vec::new();
     for v in variants() {
         boards.push(board(&state, v.id, v.name, OVERVIEW_SIZE).await?);
@@ -421,7 +414,7 @@ pub struct LeaderboardPage {
 }
 
 #[tracing::instrument(skip(state, session))]
-async fn leaderboard(
+pub(crate) async fn leaderboard(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,

@@ -12,18 +12,12 @@ use uuid::Uuid;
 use super::profile::date_text;
 use super::{PageCtx, render, render_status};
 use crate::api::auth::{SCOPES, new_token};
-use crate::auth::{csrf, current_user};
+use crate::auth::csrf::CsrfForm;
+use crate::auth::current_user;
 use crate::db;
 use crate::db::tokens::TokenRow;
 use crate::error::PageError;
 use crate::startup::AppState;
-
-/// Registers the token pages.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/tokens", web::get().to(list))
-        .route("/account/tokens", web::post().to(create))
-        .route("/account/tokens/{id}/revoke", web::post().to(revoke));
-}
 
 /// A token line of the page.
 #[derive(Debug, Clone)]
@@ -82,7 +76,7 @@ async fn page(
 }
 
 #[tracing::instrument(skip_all)]
-async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
+pub(crate) async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpResponse, PageError> {
     let Some(user) = current_user(&session) else { return Ok(login_first()) };
     render(&page(&state, &session, user.id, None, None).await?)
 }
@@ -102,13 +96,14 @@ pub struct CreateForm {
     challenge_write: Option<String>,
 }
 
+crate::csrf_field!(CreateForm);
+
 #[tracing::instrument(skip_all)]
-async fn create(
+pub(crate) async fn create(
     state: web::Data<AppState>,
     session: Session,
-    form: web::Form<CreateForm>,
+    form: CsrfForm<CreateForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, &form.csrf_token)?;
     let Some(user) = current_user(&session) else { return Ok(login_first()) };
     let description = form.description.trim();
     if description.is_empty() || description.chars().count() > 100 {
@@ -132,13 +127,12 @@ async fn create(
 }
 
 #[tracing::instrument(skip_all)]
-async fn revoke(
+pub(crate) async fn revoke(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    form: web::Form<crate::game::http::TokenForm>,
+    _checked: CsrfForm<crate::game::http::TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    csrf::verify(&session, form.csrf_token())?;
     let Some(user) = current_user(&session) else { return Ok(login_first()) };
     let id = Uuid::parse_str(&path).map_err(|_| PageError::NotFound)?;
     if !db::tokens::revoke(&state.pool, user.id, id).await? {

@@ -77,7 +77,8 @@ pub enum Delivery {
 
 /// A subscription that lasts: when the broker's subscription ends (a Redis connection killed, a
 /// Redis restart) or cannot be opened, it subscribes again with exponential backoff (100 ms
-/// doubling to 5 s) and then delivers [`Delivery::Resumed`]. Every subscriber of the service
+/// doubling to 5 s, from 100 ms again once a subscription has lasted 5 s) and then delivers
+/// [`Delivery::Resumed`]. Every subscriber of the service
 /// (rounds, the lobby, account news) reads its channel through one.
 ///
 /// [`Feed::next`] is cancel-safe (it can sit in a `tokio::select!`): the time of the next
@@ -89,14 +90,22 @@ pub struct Feed {
     sub: Option<Subscription>,
     retry_at: Instant,
     backoff: Duration,
+    /// When the current subscription was opened.
+    since: Instant,
 }
 
 impl Feed {
     /// Subscribes to `channel`. When that fails the feed keeps trying, and says
     /// [`Delivery::Resumed`] once it succeeds.
     pub async fn open(broker: Arc<dyn Broker>, channel: &str) -> Feed {
-        let mut feed =
-            Feed { broker, channel: channel.to_string(), sub: None, retry_at: Instant::now(), backoff: RETRY_FIRST };
+        let mut feed = Feed {
+            broker,
+            channel: channel.to_string(),
+            sub: None,
+            retry_at: Instant::now(),
+            backoff: RETRY_FIRST,
+            since: Instant::now(),
+        };
         match feed.broker.subscribe(&feed.channel).await {
             Ok(s) => feed.sub = Some(s),
             Err(e) => feed.lost(&e.to_string()),
@@ -110,6 +119,10 @@ impl Feed {
     }
 
     fn lost(&mut self, why: &str) {
+        // A subscription that had lasted is a new outage: the backoff starts again.
+        if self.sub.is_some() && self.since.elapsed() > RETRY_MAX {
+            self.backoff = RETRY_FIRST;
+        }
         tracing::warn!(channel = %self.channel, error = why, retry_ms = self.backoff.as_millis() as u64, "broker subscription lost, subscribing again");
         self.sub = None;
         self.retry_at = Instant::now() + self.backoff;
@@ -121,10 +134,7 @@ impl Feed {
         loop {
             if let Some(sub) = self.sub.as_mut() {
                 match sub.recv().await {
-                    Some(text) => {
-                        self.backoff = RETRY_FIRST;
-                        return Delivery::Message(text);
-                    }
+                    Some(text) => return Delivery::Message(text),
                     None => self.lost("the subscription ended"),
                 }
                 continue;
@@ -134,6 +144,7 @@ impl Feed {
                 Ok(s) => {
                     tracing::info!(channel = %self.channel, "broker subscription restored");
                     self.sub = Some(s);
+                    self.since = Instant::now();
                     return Delivery::Resumed;
                 }
                 Err(e) => self.lost(&e.to_string()),

@@ -69,6 +69,20 @@ impl Redis {
             .expect("redis-cli runs");
         String::from_utf8_lossy(&out.stdout).to_string()
     }
+
+    /// How many pub/sub connections are open.
+    pub fn pubsub_clients(&self) -> usize {
+        self.cli(&["CLIENT", "LIST", "TYPE", "pubsub"]).lines().filter(|l| !l.trim().is_empty()).count()
+    }
+
+    /// Waits until `n` pub/sub connections are open (the subscribers came back).
+    pub async fn until_pubsub_clients(&self, n: usize) {
+        let deadline = Instant::now() + crate::client::WAIT;
+        while self.pubsub_clients() < n {
+            assert!(Instant::now() < deadline, "{n} subscriptions again (now {})", self.pubsub_clients());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }
 
 impl Drop for Redis {

@@ -4,13 +4,12 @@
 //! once ([`UserHub`]) and fans out to its own streams: a stream costs no broker connection.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
-use crate::broker::Broker;
+use crate::broker::{Broker, Delivery, Feed};
 use crate::game::model::{Game, PlayerRef, Step};
 use crate::game::view::Event;
 
@@ -33,26 +32,25 @@ pub struct UserHub {
 }
 
 impl UserHub {
-    /// Subscribes to the channel (retrying while the broker is away) and fans its messages out.
+    /// Subscribes to the channel (again, with backoff, whenever the subscription ends) and fans
+    /// its messages out.
     pub fn start(broker: Arc<dyn Broker>) -> Arc<UserHub> {
         let (local, _) = broadcast::channel(1024);
         let hub = Arc::new(UserHub { local: local.clone() });
         tokio::spawn(async move {
+            let mut feed = Feed::open(broker, CHANNEL).await;
             loop {
-                match broker.subscribe(CHANNEL).await {
-                    Ok(mut sub) => {
-                        while let Some(text) = sub.recv().await {
-                            match serde_json::from_str::<Envelope>(&text) {
-                                Ok(e) => {
-                                    let _ = local.send(e);
-                                }
-                                Err(e) => tracing::warn!(error = %e, "an account message could not be read"),
-                            }
+                match feed.next().await {
+                    Delivery::Message(text) => match serde_json::from_str::<Envelope>(&text) {
+                        Ok(e) => {
+                            let _ = local.send(e);
                         }
-                    }
-                    Err(e) => tracing::warn!(error = %e, "subscribing to account news failed"),
+                        Err(e) => tracing::warn!(error = %e, "an account message could not be read"),
+                    },
+                    // News published meanwhile is lost; a stream opened again lists the games
+                    // and challenges from the database.
+                    Delivery::Resumed => tracing::warn!("account news may have been missed during a broker outage"),
                 }
-                tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
         hub

@@ -139,8 +139,13 @@ impl Application {
         let key = Key::derive_from(session_secret.expose_secret().as_bytes());
         let game_settings = Arc::new(settings.game.clone());
         let thinkers = crate::bots::Thinkers::new(crate::bots::concurrency(&game_settings));
-        let rounds =
-            Rounds::new(RoundCtx { pool: pool.clone(), broker: broker.clone(), cfg: game_settings.clone(), thinkers });
+        let rounds = Rounds::new(RoundCtx {
+            pool: pool.clone(),
+            broker: broker.clone(),
+            cfg: game_settings.clone(),
+            thinkers,
+            health: game::health::DbHealth::new(),
+        });
         // A database that is down at start-up does not stop the server (`/healthz` reports it);
         // the time-keeping task retries then.
         let downtime_forgiven = match game::sweeper::forgive_downtime(rounds.ctx()).await {

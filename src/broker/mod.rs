@@ -9,8 +9,11 @@ pub mod redis;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 /// A boxed future, so the trait can be used as `dyn Broker`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -55,4 +58,97 @@ pub trait Broker: Send + Sync + fmt::Debug {
 
     /// `memory` or `redis`.
     fn kind(&self) -> &'static str;
+}
+
+/// The first wait before subscribing again after a subscription ended or failed.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+/// The longest wait between two attempts.
+const RETRY_MAX: Duration = Duration::from_secs(5);
+
+/// What a [`Feed`] delivers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// A message of the channel.
+    Message(String),
+    /// The subscription had ended (or had never started) and is active again: messages
+    /// published meanwhile are lost, so the subscriber catches up from the database.
+    Resumed,
+}
+
+/// A subscription that lasts: when the broker's subscription ends (a Redis connection killed, a
+/// Redis restart) or cannot be opened, it subscribes again with exponential backoff (100 ms
+/// doubling to 5 s, from 100 ms again once a subscription has lasted 5 s) and then delivers
+/// [`Delivery::Resumed`]. Every subscriber of the service
+/// (rounds, the lobby, account news) reads its channel through one.
+///
+/// [`Feed::next`] is cancel-safe (it can sit in a `tokio::select!`): the time of the next
+/// attempt is kept in the feed, not in the future.
+#[derive(Debug)]
+pub struct Feed {
+    broker: Arc<dyn Broker>,
+    channel: String,
+    sub: Option<Subscription>,
+    retry_at: Instant,
+    backoff: Duration,
+    /// When the current subscription was opened.
+    since: Instant,
+}
+
+impl Feed {
+    /// Subscribes to `channel`. When that fails the feed keeps trying, and says
+    /// [`Delivery::Resumed`] once it succeeds.
+    pub async fn open(broker: Arc<dyn Broker>, channel: &str) -> Feed {
+        let mut feed = Feed {
+            broker,
+            channel: channel.to_string(),
+            sub: None,
+            retry_at: Instant::now(),
+            backoff: RETRY_FIRST,
+            since: Instant::now(),
+        };
+        match feed.broker.subscribe(&feed.channel).await {
+            Ok(s) => feed.sub = Some(s),
+            Err(e) => feed.lost(&e.to_string()),
+        }
+        feed
+    }
+
+    /// Whether the subscription is active now.
+    pub fn is_active(&self) -> bool {
+        self.sub.is_some()
+    }
+
+    fn lost(&mut self, why: &str) {
+        // A subscription that had lasted is a new outage: the backoff starts again.
+        if self.sub.is_some() && self.since.elapsed() > RETRY_MAX {
+            self.backoff = RETRY_FIRST;
+        }
+        tracing::warn!(channel = %self.channel, error = why, retry_ms = self.backoff.as_millis() as u64, "broker subscription lost, subscribing again");
+        self.sub = None;
+        self.retry_at = Instant::now() + self.backoff;
+        self.backoff = (self.backoff * 2).min(RETRY_MAX);
+    }
+
+    /// The next message, or [`Delivery::Resumed`] after the subscription was restored.
+    pub async fn next(&mut self) -> Delivery {
+        loop {
+            if let Some(sub) = self.sub.as_mut() {
+                match sub.recv().await {
+                    Some(text) => return Delivery::Message(text),
+                    None => self.lost("the subscription ended"),
+                }
+                continue;
+            }
+            tokio::time::sleep_until(self.retry_at).await;
+            match self.broker.subscribe(&self.channel).await {
+                Ok(s) => {
+                    tracing::info!(channel = %self.channel, "broker subscription restored");
+                    self.sub = Some(s);
+                    self.since = Instant::now();
+                    return Delivery::Resumed;
+                }
+                Err(e) => self.lost(&e.to_string()),
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod export;
+pub mod health;
 pub mod http;
 pub mod identity;
 pub mod model;

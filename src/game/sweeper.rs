@@ -17,12 +17,16 @@ use crate::db;
 /// # Errors
 /// Database failures.
 pub async fn forgive_downtime(ctx: &RoundCtx) -> anyhow::Result<()> {
-    let threshold = (ctx.cfg.heartbeat_interval_ms * 3).max(2000) as i64;
-    let given = db::games::forgive_downtime(&ctx.pool, threshold).await?;
+    let given = db::games::forgive_downtime(&ctx.pool, downtime_threshold(ctx)).await?;
     if given > 0 {
         tracing::info!(downtime_ms = given, "downtime given back to running games");
     }
     Ok(())
+}
+
+/// A gap between heartbeats longer than this (milliseconds) is downtime given back to clocks.
+pub fn downtime_threshold(ctx: &RoundCtx) -> i64 {
+    (ctx.cfg.heartbeat_interval_ms * 3).max(2000) as i64
 }
 
 /// The time-keeping of an instance, forever: gives downtime back first when start-up could not
@@ -39,13 +43,19 @@ pub async fn keep_time(ctx: RoundCtx, forgiven: bool) {
     tokio::join!(heartbeat(ctx.clone()), sweep_forever(ctx));
 }
 
-/// Records that this instance is alive, forever.
+/// Records that this instance is alive, forever. A failed heartbeat marks the database down;
+/// while it is down, each tick tries to recover (giving the outage back to running clocks).
 pub async fn heartbeat(ctx: RoundCtx) {
     let mut tick = tokio::time::interval(Duration::from_millis(ctx.cfg.heartbeat_interval_ms.max(100)));
     loop {
         tick.tick().await;
-        if let Err(e) = db::games::heartbeat(&ctx.pool).await {
+        if ctx.health.is_down() {
+            if let Err(e) = ctx.health.recover(&ctx.pool, downtime_threshold(&ctx)).await {
+                tracing::warn!(error = format!("{e:#}"), "the database is still unavailable");
+            }
+        } else if let Err(e) = db::games::heartbeat(&ctx.pool).await {
             tracing::warn!(error = format!("{e:#}"), "heartbeat failed");
+            ctx.health.failed();
         }
     }
 }
@@ -66,6 +76,10 @@ pub async fn sweep_forever(ctx: RoundCtx) {
 /// # Errors
 /// Database failures while listing.
 pub async fn sweep_once(ctx: &RoundCtx) -> anyhow::Result<usize> {
+    // During an outage nobody could move: no flag until the outage is given back.
+    if ctx.health.is_down() {
+        return Ok(0);
+    }
     let ids = db::games::due_games(&ctx.pool, ctx.cfg.first_move_cs()).await?;
     let mut ended = 0;
     for id in ids {
@@ -80,7 +94,8 @@ pub async fn sweep_once(ctx: &RoundCtx) -> anyhow::Result<usize> {
             // A round or another sweeper got there first (an ending step never starts a game).
             Err(CommitError::Conflict | CommitError::Busy(_)) => {}
             Err(CommitError::Other(e)) => {
-                tracing::warn!(game.id = %id, error = format!("{e:#}"), "sweeper commit failed")
+                tracing::warn!(game.id = %id, error = format!("{e:#}"), "sweeper commit failed");
+                ctx.health.failed();
             }
         }
     }

@@ -22,7 +22,7 @@ use tokio::sync::broadcast;
 use uuid::Uuid;
 
 use self::pools::{PoolEntry, Pools, Widening};
-use crate::broker::Broker;
+use crate::broker::{Broker, Delivery, Feed};
 use crate::db;
 use crate::db::lobby::SeekRow;
 use crate::game::model::{CreateGame, PlayerRef};
@@ -165,6 +165,9 @@ pub enum HubMsg {
     SeekAdd(Seek),
     /// Seeks gone (accepted, cancelled, expired, their owner left or started a game).
     SeekRemove(Vec<String>),
+    /// This instance's lobby missed messages (its broker subscription was lost and restored):
+    /// its sockets get the whole seek list again. Never sent between instances.
+    Resync,
     /// A game started for the sockets listed.
     Redirect {
         /// The sockets to send there.
@@ -190,21 +193,20 @@ impl Lobby {
         let (local, _) = broadcast::channel(1024);
         let lobby = Arc::new(Lobby { broker: broker.clone(), pools, local: local.clone() });
         tokio::spawn(async move {
+            let mut feed = Feed::open(broker, CHANNEL).await;
             loop {
-                match broker.subscribe(CHANNEL).await {
-                    Ok(mut sub) => {
-                        while let Some(text) = sub.recv().await {
-                            match serde_json::from_str::<HubMsg>(&text) {
-                                Ok(m) => {
-                                    let _ = local.send(m);
-                                }
-                                Err(e) => tracing::warn!(error = %e, "a lobby message could not be read"),
-                            }
+                match feed.next().await {
+                    Delivery::Message(text) => match serde_json::from_str::<HubMsg>(&text) {
+                        Ok(m) => {
+                            let _ = local.send(m);
                         }
+                        Err(e) => tracing::warn!(error = %e, "a lobby message could not be read"),
+                    },
+                    // Seeks added or removed meanwhile were not heard: the sockets get the list.
+                    Delivery::Resumed => {
+                        let _ = local.send(HubMsg::Resync);
                     }
-                    Err(e) => tracing::warn!(error = %e, "subscribing to the lobby failed"),
                 }
-                tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
         lobby

@@ -107,7 +107,7 @@ async fn serve(
                     Ok(HubMsg::Redirect { sris, game }) => sris.contains(&sri).then(|| {
                         protocol::msg("redirect", json!({"id": game, "url": format!("/{game}")}))
                     }),
-                    Err(RecvError::Lagged(_)) => match seeks_view(&state, &viewer).await {
+                    Ok(HubMsg::Resync) | Err(RecvError::Lagged(_)) => match seeks_view(&state, &viewer).await {
                         Ok(list) => Some(protocol::msg("seeks", list)),
                         Err(_) => None,
                     },

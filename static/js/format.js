@@ -84,6 +84,18 @@ export function refusalText(code, message, fallback = "The server refused.") {
   return REFUSALS[code] ?? fallback;
 }
 
+/**
+ * What the game page says about the server's `service` message (docs/api.md): while the database
+ * is unavailable, moves cannot be saved and no clock is charged; once it is back, play resumes.
+ * `since` is the server's RFC 3339 time of the outage's start.
+ */
+export function serviceText(available, since) {
+  if (available) return "The server is back: play resumes.";
+  const at = since ? new Date(since) : null;
+  const when = at && !Number.isNaN(at.getTime()) ? ` since ${at.toLocaleTimeString()}` : "";
+  return `The server cannot save moves${when}. The clocks are stopped; play resumes as soon as it is back.`;
+}
+
 /** "White" / "Black". */
 export function colorName(color) {
   return color === "white" ? "White" : color === "black" ? "Black" : String(color);

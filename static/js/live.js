@@ -18,7 +18,7 @@ import { ChatPane } from "./chat.js";
 import { fetchLocalState } from "./api.js";
 import { sounds } from "./sound.js";
 import { ICONS } from "./icons.js";
-import { colorName, reasonText, refusalText, scoreText } from "./format.js";
+import { colorName, reasonText, refusalText, scoreText, serviceText } from "./format.js";
 
 const SOUND_ON = `${ICONS.soundOn}<span class="label">Sound</span>`;
 const SOUND_OFF = `${ICONS.soundOff}<span class="label">Muted</span>`;
@@ -878,6 +878,23 @@ export class LiveGame {
       case "chat_history":
         this.chat.history(d.lines ?? []);
         return;
+      case "service": {
+        // The server could not save moves (its database is unavailable), or can again.
+        const line = this.panel.querySelector(".cg-live-conn");
+        this.root.dataset.service = d.available ? "available" : "unavailable";
+        line.hidden = false;
+        line.textContent = serviceText(!!d.available, d.since);
+        if (d.available) {
+          this.setClocks(d.clocks);
+          setTimeout(() => {
+            if (this.root.dataset.service === "available" && this.root.dataset.connection === "open") line.hidden = true;
+          }, 5000);
+        } else if (this.game.clocks) {
+          // Nobody is charged meanwhile: the clocks stand still until play resumes.
+          this.setClocks({ ...this.game.clocks, running: null });
+        }
+        return;
+      }
       case "chat":
         if (d.line) this.chat.add(d.line);
         return;

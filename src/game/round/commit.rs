@@ -98,6 +98,15 @@ impl Round {
         ack: Option<(u64, u64)>,
         op: impl FnOnce(&mut Game) -> Result<Step, Refusal>,
     ) -> Applied {
+        // After an outage, the outage is given back to the clocks before anything is judged.
+        if self.ctx.health.is_down() {
+            let threshold = crate::game::sweeper::downtime_threshold(&self.ctx);
+            if let Err(e) = self.ctx.health.recover(&self.ctx.pool, threshold).await {
+                tracing::warn!(game.id = %self.live.id, error = format!("{e:#}"), "the database is still unavailable");
+                return Applied::Failed;
+            }
+            self.reload().await;
+        }
         let mut next = self.live.clone();
         let acknowledge = |round: &mut Round| {
             if let Some((conn, a)) = ack {
@@ -134,6 +143,7 @@ impl Round {
                     }
                     Err(CommitError::Other(e)) => {
                         tracing::error!(game.id = %self.live.id, error = format!("{e:#}"), "commit failed");
+                        self.ctx.health.failed();
                         Applied::Failed
                     }
                 }
@@ -153,6 +163,10 @@ impl Round {
 
     /// Ends the game when its deadline has passed (first move overdue, a flag).
     pub(super) async fn on_deadline(&mut self) {
+        // Nobody could move during an outage: no flag before it is given back.
+        if self.ctx.health.is_down() {
+            return;
+        }
         let now = OffsetDateTime::now_utc();
         let cfg = self.ctx.cfg.clone();
         let applied = self.commit_op(None, |live| Ok(live.tick(now, &cfg).unwrap_or_default())).await;

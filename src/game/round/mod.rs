@@ -36,13 +36,14 @@ use self::bot::{Thinking, next_thought};
 pub use self::commit::{Notice, announce, channel, commit_and_announce};
 use self::presence::PRESENCE_EVERY;
 use super::GameId;
+use super::health::{Availability, DbHealth};
 use super::model::{Game, PlayerRef, Refusal, Step};
 use super::protocol::{self, ClientMsg, Command, Room};
 use super::refusal::RefusalCode;
 use super::store;
 use super::view;
 use crate::bots::Thinkers;
-use crate::broker::{Broker, Subscription};
+use crate::broker::{Broker, Delivery, Feed};
 use crate::db;
 use crate::settings::GameSettings;
 
@@ -142,6 +143,21 @@ impl ApiRefusal {
     }
 }
 
+/// The `service` message: `{"available": false, "since": "..."}` while the database is down,
+/// `{"available": true, "clocks": {...}}` once play resumes.
+fn service(now: Availability, live: &Game, cfg: &GameSettings) -> String {
+    match now {
+        Availability::Down { since } => {
+            let since = since.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+            protocol::msg("service", serde_json::json!({"available": false, "since": since}))
+        }
+        Availability::Up => {
+            let clocks = view::clocks(live, OffsetDateTime::now_utc(), cfg);
+            protocol::msg("service", serde_json::json!({"available": true, "clocks": view::value(&clocks)}))
+        }
+    }
+}
+
 /// A player's game command on the game. `away` is how long the opponent has been away
 /// (centiseconds) for claims; `None` where claims are not offered (the board API).
 fn run_command(
@@ -229,6 +245,8 @@ pub struct RoundCtx {
     pub cfg: Arc<GameSettings>,
     /// Where bot searches run.
     pub thinkers: Thinkers,
+    /// Whether PostgreSQL answers, as this instance last found it.
+    pub health: Arc<DbHealth>,
 }
 
 /// The rounds of this instance.
@@ -340,23 +358,11 @@ struct Round {
     bot_pause_until: Option<Instant>,
 }
 
-async fn next_broker(sub: &mut Option<Subscription>) -> Option<String> {
-    match sub {
-        Some(s) => s.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
 async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver<Msg>) {
     let ctx = rounds.ctx.clone();
     // Subscribe before loading, so no change between the two is missed.
-    let mut sub = match ctx.broker.subscribe(&channel(&id)).await {
-        Ok(s) => Some(s),
-        Err(e) => {
-            tracing::warn!(game.id = %id, error = %e, "round without broker subscription");
-            None
-        }
-    };
+    // The feed subscribes again whenever the subscription ends; the round then reloads.
+    let mut feed = Feed::open(ctx.broker.clone(), &channel(&id)).await;
     let live = match store::load(&ctx.pool, &id).await {
         Ok(Some(live)) => live,
         other => {
@@ -384,6 +390,7 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
         thinking: None,
         bot_pause_until: None,
     };
+    let mut health = ctx.health.watch();
     let mut presence = tokio::time::interval(PRESENCE_EVERY);
     let idle = Duration::from_secs(ctx.cfg.round_idle_secs);
     loop {
@@ -394,14 +401,16 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
                 Some(cmd) => round.handle(cmd).await,
                 None => break,
             },
-            msg = next_broker(&mut sub) => match msg {
-                Some(m) => round.on_broker(&m).await,
-                None => {
-                    tracing::warn!(game.id = %id, "broker subscription ended");
-                    sub = None;
-                }
+            delivery = feed.next() => match delivery {
+                Delivery::Message(m) => round.on_broker(&m).await,
+                // Notices may have been lost meanwhile: catch up from the database.
+                Delivery::Resumed => round.catch_up_after_gap().await,
             },
             () = tokio::time::sleep(wait) => round.on_deadline().await,
+            Ok(()) = health.changed() => {
+                let now = *health.borrow_and_update();
+                round.on_health(now).await;
+            }
             answer = next_thought(&mut round.thinking) => round.on_thought(answer).await,
             _ = presence.tick() => {
                 round.presence().await;
@@ -427,6 +436,10 @@ impl Round {
     }
 
     fn until_deadline(&self) -> Duration {
+        // During an outage no deadline is enforced; the end of the outage wakes the round.
+        if self.ctx.health.is_down() {
+            return Duration::from_secs(3600);
+        }
         match self.live.deadline(self.cfg()) {
             Some(d) => {
                 let ms = (d - OffsetDateTime::now_utc()).whole_milliseconds().max(0) as u64;
@@ -470,6 +483,10 @@ impl Round {
                 );
                 self.empty_since = None;
                 self.sync(conn, req.since).await;
+                if self.ctx.health.is_down() {
+                    let text = service(self.ctx.health.now(), &self.live, self.cfg());
+                    self.send(conn, text);
+                }
             }
             Msg::Leave { conn } => {
                 self.conns.remove(&conn);
@@ -578,25 +595,38 @@ impl Round {
     }
 
     /// Runs an operation of a socket's player on a copy of the game, commits it, then
-    /// acknowledges and announces it.
-    async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl FnOnce(&mut Game) -> Result<Step, Refusal>) {
-        match self.commit_op(ack.map(|a| (conn, a)), op).await {
-            Applied::Done => {}
-            Applied::Refused(code, message) => self.send(conn, protocol::error(code, &message, ack)),
-            Applied::Conflict => {
-                // Another tab or instance changed the game first: this one is refused and
-                // gets the current state.
-                self.send(
-                    conn,
-                    protocol::error(RefusalCode::Stale, "the game changed meanwhile; here is its state", ack),
-                );
-                let seat = self.conns.get(&conn).and_then(|c| c.seat);
-                let full = self.full(seat);
-                self.send(conn, full);
+    /// acknowledges and announces it. When another instance committed first (two players saying
+    /// "rematch" at once on two instances), the operation is judged again on the reloaded game,
+    /// as the player meant it on the state they will now see.
+    async fn apply(&mut self, conn: u64, ack: Option<u64>, op: impl Fn(&mut Game) -> Result<Step, Refusal>) {
+        for _ in 0..3 {
+            match self.commit_op(ack.map(|a| (conn, a)), &op).await {
+                Applied::Done => return,
+                Applied::Refused(code, message) => return self.send(conn, protocol::error(code, &message, ack)),
+                Applied::Conflict => {}
+                Applied::Failed => {
+                    return self.send(
+                        conn,
+                        protocol::error(RefusalCode::Unavailable, "the game could not be saved; try again", ack),
+                    );
+                }
             }
-            Applied::Failed => self
-                .send(conn, protocol::error(RefusalCode::Unavailable, "the game could not be saved; try again", ack)),
         }
+        // The game kept changing: this one is refused and gets the current state.
+        self.send(conn, protocol::error(RefusalCode::Stale, "the game changed meanwhile; here is its state", ack));
+        let seat = self.conns.get(&conn).and_then(|c| c.seat);
+        let full = self.full(seat);
+        self.send(conn, full);
+    }
+
+    /// The database went down or came back: the sockets are told; once back, the game is
+    /// reloaded (the outage was given back to its clock) and the sockets get the clocks.
+    async fn on_health(&mut self, now: Availability) {
+        if now == Availability::Up {
+            self.reload().await;
+        }
+        let text = service(now, &self.live, self.cfg());
+        self.send_all(&text, None);
     }
 
     async fn on_broker(&mut self, text: &str) {

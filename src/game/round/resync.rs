@@ -11,7 +11,7 @@ use super::chat::CHAT_HISTORY;
 use crate::db;
 use crate::db::games::EventRow;
 use crate::game::model::replay;
-use crate::game::protocol;
+use crate::game::protocol::{self, Room};
 use crate::game::store;
 use crate::game::view::{self, ChatLine, EventKind};
 
@@ -115,7 +115,12 @@ impl Round {
         let v = self.live.version;
         let max = self.cfg().max_replay_events;
         match catch_up(since, v, max) {
-            CatchUp::Nothing => {}
+            // The client has every event, but its clocks may be old (a restart's downtime was
+            // given back meanwhile): it gets them as of now.
+            CatchUp::Nothing => {
+                let clocks = view::clocks(&self.live, OffsetDateTime::now_utc(), self.cfg());
+                self.send(conn, protocol::msg("clocks", view::value(&clocks)));
+            }
             CatchUp::Replay(s) => {
                 let rendered = match db::games::events_since(&self.ctx.pool, self.live.id.as_str(), s).await {
                     Ok(events) => self.render(s, &events),
@@ -157,6 +162,25 @@ impl Round {
         }
         let crowd = self.crowd_view();
         self.send(conn, protocol::msg("crowd", view::value(&crowd)));
+    }
+
+    /// After the broker subscription was lost and restored: the notices of other instances
+    /// published meanwhile were not heard, so the game is reloaded (its missed events
+    /// forwarded) and every socket gets its chat room's history again.
+    pub(super) async fn catch_up_after_gap(&mut self) {
+        self.reload().await;
+        for room in [Room::Player, Room::Spectator] {
+            if !self.conns.values().any(|c| c.room() == room) {
+                continue;
+            }
+            match db::games::recent_chat(&self.ctx.pool, self.live.id.as_str(), room.as_str(), CHAT_HISTORY).await {
+                Ok(lines) => {
+                    let history = view::ChatHistory { room, lines: lines.iter().map(ChatLine::from).collect() };
+                    self.send_all(&protocol::msg("chat_history", view::value(&history)), Some(room));
+                }
+                Err(e) => tracing::warn!(error = format!("{e:#}"), "loading chat"),
+            }
+        }
     }
 
     /// Reloads the game from the database and forwards what this instance's sockets missed.

@@ -90,10 +90,15 @@ async fn sigkill_loses_no_acknowledged_action_and_downtime_is_free() {
     let downtime_cs = down.elapsed().as_millis() as i64 / 10;
     let mut server = start(&db, port).await;
 
-    // Both reconnect with the versions they hold: nothing was missed.
+    // Both reconnect with the versions they hold: nothing was missed, no resync; they get the
+    // clocks as of now (the downtime was given back meanwhile).
     let mut ws = w.socket(&id, Some(v_white)).await;
     let mut bs = b.socket(&id, Some(v_black)).await;
+    assert_eq!(ws.next().await["t"], "clocks", "no missed event, no resync: the clocks");
     assert_eq!(ws.next().await["t"], "chat_history", "no missed event, no resync");
+    let clocks = bs.next().await;
+    assert_eq!(clocks["t"], "clocks");
+    assert_eq!(clocks["d"]["running"], "black");
     assert_eq!(bs.next().await["t"], "chat_history");
     let full = Browser::new(&base).socket(&id, None).await.until("full").await;
     assert_eq!(full["d"]["state"]["actions"], json!(["e2e4", "e7e5", "g1f3"]));

@@ -1,0 +1,66 @@
+//! Redis pub/sub connections killed (`CLIENT KILL TYPE pubsub`) in the middle of a game played
+//! on two instances: every subscriber subscribes again and the rounds catch up from PostgreSQL.
+
+use serde_json::json;
+use sqlx::PgPool;
+
+use crate::client::{Browser, instance, stored_actions};
+use crate::services::{Postgres, Redis};
+
+#[tokio::test]
+async fn killed_pubsub_connections_freeze_no_game() {
+    let redis = Redis::start();
+    let pg = Postgres::start();
+    let one = instance(&pg, &redis, |_| {}).await;
+    let two = instance(&pg, &redis, |_| {}).await;
+    let pool = PgPool::connect(&pg.url()).await.unwrap();
+    let w = Browser::new(&one);
+    let id = w.create("5+0").await;
+    let b = Browser::new(&two);
+    b.join(&id).await;
+    let mut ws = w.socket(&id, None).await;
+    let mut bs = b.socket(&id, None).await;
+    assert_eq!(ws.until("full").await["d"]["you"], "white");
+    assert_eq!(bs.until("full").await["d"]["you"], "black");
+    let line = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"];
+    // Per instance: the game's round, the lobby and account news.
+    let subscribers = 6;
+    redis.until_pubsub_clients(subscribers).await;
+    let mut acked = Vec::new();
+    for (ply, action) in line.iter().enumerate() {
+        // Before every move but the first, every pub/sub connection of both instances is cut
+        // (once they have all come back from the cut before).
+        if ply > 0 {
+            if ply > 1 {
+                redis.until_pubsub_clients(subscribers).await;
+            }
+            let killed = redis.cli(&["CLIENT", "KILL", "TYPE", "pubsub"]);
+            assert_eq!(killed.trim(), subscribers.to_string(), "every subscription cut");
+        }
+        let (mover, other) = if ply % 2 == 0 { (&mut ws, &mut bs) } else { (&mut bs, &mut ws) };
+        let answer = mover.act(action, ply).await;
+        assert_eq!(answer["t"], "ack", "{action}: {answer}");
+        acked.push(action.to_string());
+        // The opponent on the other instance hears of it (the notice may have been lost: the
+        // round catches up once subscribed again).
+        let seen = other.move_event(ply as u64 + 1).await;
+        assert_eq!(seen["d"]["action"], *action);
+    }
+    assert_eq!(stored_actions(&pool, &id).await, acked, "no acknowledged move lost");
+    // A chat line said while the subscriptions are cut reaches the other instance: live, or in
+    // the chat history its round sends once subscribed again.
+    redis.cli(&["CLIENT", "KILL", "TYPE", "pubsub"]);
+    bs.send(json!({"t": "chat", "d": {"room": "player", "text": "still here", "ack": 99}})).await;
+    ws.until_match(|m| {
+        (m["t"] == "chat" && m["d"]["line"]["text"] == "still here")
+            || (m["t"] == "chat_history"
+                && m["d"]["lines"].as_array().is_some_and(|l| l.iter().any(|x| x["text"] == "still here")))
+    })
+    .await;
+    // A socket opened later on either instance gets the current position.
+    for base in [&one, &two] {
+        let mut late = Browser::new(base).socket(&id, None).await;
+        let full = late.until("full").await;
+        assert_eq!(full["d"]["state"]["actions"], json!(line), "{base}");
+    }
+}

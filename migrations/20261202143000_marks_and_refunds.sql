@@ -17,3 +17,8 @@ CREATE TABLE rating_refunds (
     at      timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (game_id, user_id)
 );
+
+-- A closed account is a sanction too: in force until reopened (lifted).
+ALTER TABLE sanctions DROP CONSTRAINT sanctions_kind_check;
+ALTER TABLE sanctions ADD CONSTRAINT sanctions_kind_check
+    CHECK (kind IN ('chat_timeout', 'shadow_mute', 'engine_mark', 'booster_mark', 'account_closed'));

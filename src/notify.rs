@@ -108,6 +108,8 @@ pub enum UserMsg {
         /// Challenge id.
         id: String,
     },
+    /// A moderator closed the account: its sockets and streams are to close.
+    AccountClosed,
 }
 
 /// Tells an account (every instance).

@@ -40,11 +40,15 @@ pub enum ModAction {
     BoosterMark,
     /// A booster mark lifted.
     LiftBoosterMark,
+    /// An account closed (`details`: `tokens`, `challenges`, `seeks`, the counts ended).
+    CloseAccount,
+    /// A closed account reopened.
+    ReopenAccount,
 }
 
 impl ModAction {
     /// Every action.
-    pub const ALL: [ModAction; 10] = [
+    pub const ALL: [ModAction; 12] = [
         ModAction::SetRole,
         ModAction::CloseReports,
         ModAction::ChatTimeout,
@@ -55,6 +59,8 @@ impl ModAction {
         ModAction::LiftEngineMark,
         ModAction::BoosterMark,
         ModAction::LiftBoosterMark,
+        ModAction::CloseAccount,
+        ModAction::ReopenAccount,
     ];
 
     /// The stored text.
@@ -70,6 +76,8 @@ impl ModAction {
             ModAction::LiftEngineMark => "lift_engine_mark",
             ModAction::BoosterMark => "booster_mark",
             ModAction::LiftBoosterMark => "lift_booster_mark",
+            ModAction::CloseAccount => "close_account",
+            ModAction::ReopenAccount => "reopen_account",
         }
     }
 

@@ -7,6 +7,7 @@
 //! closes the open reports it answers ([`reports::close_open`]) in the same transaction.
 
 pub mod blocks;
+pub mod closure;
 pub mod log;
 pub mod marks;
 pub mod playban;

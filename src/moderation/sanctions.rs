@@ -35,6 +35,8 @@ pub enum SanctionKind {
     EngineMark,
     /// Booster (or sandbagger) mark: the same effects as the engine mark, without the refund.
     BoosterMark,
+    /// A closed account ([`super::closure`]); lifting it reopens the account.
+    AccountClosed,
 }
 
 impl SanctionKind {
@@ -45,6 +47,7 @@ impl SanctionKind {
             SanctionKind::ShadowMute => "shadow_mute",
             SanctionKind::EngineMark => "engine_mark",
             SanctionKind::BoosterMark => "booster_mark",
+            SanctionKind::AccountClosed => "account_closed",
         }
     }
 
@@ -54,6 +57,7 @@ impl SanctionKind {
             SanctionKind::ShadowMute => ModAction::ShadowMute,
             SanctionKind::EngineMark => ModAction::EngineMark,
             SanctionKind::BoosterMark => ModAction::BoosterMark,
+            SanctionKind::AccountClosed => ModAction::CloseAccount,
         }
     }
 
@@ -63,6 +67,7 @@ impl SanctionKind {
             SanctionKind::ShadowMute => ModAction::LiftShadowMute,
             SanctionKind::EngineMark => ModAction::LiftEngineMark,
             SanctionKind::BoosterMark => ModAction::LiftBoosterMark,
+            SanctionKind::AccountClosed => ModAction::ReopenAccount,
         }
     }
 }

@@ -7,6 +7,7 @@
 use chessgold::domain::Role;
 use chessgold::game::GameId;
 use chessgold::moderation::blocks::{self, BlockError};
+use chessgold::moderation::closure;
 use chessgold::moderation::marks::{self, Mark, Refund};
 use chessgold::moderation::playban;
 use chessgold::moderation::reports::{self, NewReport, Received, ReportError, ReportReason, ReportText};
@@ -526,4 +527,65 @@ async fn a_repeat_abandoner_cannot_challenge_seek_or_pair_until_the_ban_ends() {
     join_pool(&bob_b, "carolsri01").await;
     assert!(chessgold::lobby::match_once(&ctx, chessgold::lobby::now_ms()).await.unwrap().is_empty());
     assert_eq!(ctx.lobby.pools.entries().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_closed_account_cannot_log_in_loses_its_tokens_stream_and_games_on_every_instance() {
+    let one = spawn_app_with_redis().await;
+    let two = second_instance(&one).await;
+    let (id, _alice_b, _bob_b, mut a, mut b) = game_across(&one, &two).await;
+    let pool = &one.db_pool;
+    let (alice, bob) = (id_of(pool, "alice").await, id_of(pool, "bob").await);
+    let judge = moderator(&one, "judge").await;
+    reports::submit(pool, &report(alice, bob, ReportReason::Other, "closes accounts")).await.unwrap();
+
+    // Bob has a token, a stream of events on instance two, a seek and a challenge to carol.
+    let (token, hash) = chessgold::api::auth::new_token().unwrap();
+    chessgold::db::tokens::insert(pool, bob, "bot", &["board:play".to_string()], &hash).await.unwrap();
+    let events = reqwest::Client::new()
+        .get(format!("{}/api/stream/event", two.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.status().as_u16(), 200);
+    let mut events = events;
+    let carol = Browser::new(&one.address);
+    carol.signup("carol").await;
+    let challenger = Browser::new(&one.address);
+    challenger.signup("dave").await;
+    let form = [("variant", "standard"), ("time", "unlimited"), ("mode", "casual"), ("color", "random")];
+    let r = challenger.post_form("/@/bob", "/@/bob/challenge", &form).await;
+    assert_eq!(r.status().as_u16(), 303, "{}", r.text().await.unwrap());
+
+    let before = log_count(pool).await;
+    let closed =
+        closure::close(&one.state.lobby_ctx(), &one.state.rounds, judge, bob, &reason("ban evasion")).await.unwrap();
+    assert_eq!(log_count(pool).await, before + 1);
+    assert_eq!((closed.tokens, closed.challenges, closed.closed_reports), (1, 1, 1));
+    assert_eq!(closed.games.iter().map(ToString::to_string).collect::<Vec<_>>(), std::slice::from_ref(&id));
+    // The running game is resigned, and both players are told on their instances.
+    for s in [&mut a, &mut b] {
+        let end = s.until("end").await;
+        assert_eq!(end["d"]["reason"], "resign", "{end}");
+    }
+    // The stream on instance two ends.
+    let wait = std::time::Duration::from_secs(10);
+    while let Ok(Some(_)) = tokio::time::timeout(wait, events.chunk()).await.expect("the stream ends") {}
+    assert!(chessgold::db::tokens::owner_of(pool, &hash).await.unwrap().is_none(), "the token is revoked");
+    assert!(closure::is_closed(pool, bob).await.unwrap());
+    let r = one.post_login("bob", "password123").await;
+    assert_eq!(r.status().as_u16(), 401, "log-in refused");
+    assert!(matches!(
+        closure::close(&one.state.lobby_ctx(), &one.state.rounds, judge, bob, &reason("again")).await,
+        Err(SanctionError::Conflict(_))
+    ));
+
+    // Reopened: log-in works again.
+    closure::reopen(pool, judge, bob, &reason("appeal granted")).await.unwrap();
+    assert!(!closure::is_closed(pool, bob).await.unwrap());
+    let r = one.post_login("bob", "password123").await;
+    assert_eq!(r.status().as_u16(), 303);
+    let actions: Vec<ModAction> = log::of_target(pool, bob, 2).await.unwrap().iter().map(|r| r.action).collect();
+    assert_eq!(actions, [ModAction::ReopenAccount, ModAction::CloseAccount]);
 }

@@ -550,6 +550,7 @@ async fn a_closed_account_cannot_log_in_loses_its_tokens_stream_and_games_on_eve
         .unwrap();
     assert_eq!(events.status().as_u16(), 200);
     let mut events = events;
+    let mut lobby_sock = lobby(&_bob_b.on(&one.address), "bobsri0001").await;
     let carol = Browser::new(&one.address);
     carol.signup("carol").await;
     let challenger = Browser::new(&one.address);
@@ -565,10 +566,12 @@ async fn a_closed_account_cannot_log_in_loses_its_tokens_stream_and_games_on_eve
     assert_eq!((closed.tokens, closed.challenges, closed.closed_reports), (1, 1, 1));
     assert_eq!(closed.games.iter().map(ToString::to_string).collect::<Vec<_>>(), std::slice::from_ref(&id));
     // The running game is resigned, and both players are told on their instances.
-    for s in [&mut a, &mut b] {
-        let end = s.until("end").await;
-        assert_eq!(end["d"]["reason"], "resign", "{end}");
-    }
+    let end = a.until("end").await;
+    assert_eq!(end["d"]["reason"], "resign", "{end}");
+    // Bob's game socket on instance two closes (it may close before the end reaches it: the two
+    // travel apart), and so does his lobby socket on instance one.
+    assert!(b.closed().await, "bob's game socket closes");
+    assert!(lobby_sock.closed().await, "bob's lobby socket closes");
     // The stream on instance two ends.
     let wait = std::time::Duration::from_secs(10);
     while let Ok(Some(_)) = tokio::time::timeout(wait, events.chunk()).await.expect("the stream ends") {}

@@ -6,6 +6,7 @@
 //! Every moderation action goes through [`log::append`] in the transaction that makes it, and
 //! closes the open reports it answers ([`reports::close_open`]) in the same transaction.
 
+pub mod analysis;
 pub mod blocks;
 pub mod closure;
 pub mod log;

@@ -2,12 +2,14 @@
 //! search at level 8 and, for each player, the share of their actions that matched the search's
 //! first choice and their average loss in centipawns are computed. Any variant the bot plays.
 //!
-//! This is the computation only ([`analyse_game`], blocking: run it with
-//! `tokio::task::spawn_blocking` or on the bot's search threads). Reading a user's recent rated
-//! games and scheduling the work next to live games are not written yet (`docs/moderation.md`).
+//! [`analyse_game`] is the computation, blocking; [`analyse_game_on`] runs it on the bot's search
+//! slots, one position at a time, so live games are not starved. Reading a user's recent rated
+//! games for it is not written yet (`docs/moderation.md`).
 
 use chessgold_bot::{Level, Limits};
 use chessgold_engine::{AnyGame, Color};
+
+use crate::bots::Thinkers;
 
 /// A loss is counted at most this much (a mate score would swamp the average).
 pub const LOSS_CAP_CP: i32 = 1000;
@@ -55,55 +57,94 @@ pub enum AnalysisError {
     },
 }
 
+/// The positions of a game, replayed: (the position, its mover, the action played in it).
+type Replayed = Vec<(Box<dyn AnyGame>, Color, String)>;
+
+fn replay(start: &dyn AnyGame, actions: &[String]) -> Result<Replayed, AnalysisError> {
+    let mut game = start.boxed_clone();
+    let mut out = Vec::with_capacity(actions.len());
+    for (ply, action) in actions.iter().enumerate() {
+        if game.outcome().is_some() {
+            break;
+        }
+        let mover = game.turn();
+        let before = game.boxed_clone();
+        game.play(action).map_err(|_| AnalysisError::Illegal { ply, action: action.clone() })?;
+        out.push((before, mover, action.clone()));
+    }
+    Ok(out)
+}
+
+fn search(game: &dyn AnyGame, nodes: u64, ply: usize) -> Option<chessgold_bot::Analysis> {
+    let level = Level::new(8).unwrap_or_else(|| unreachable!("level 8 exists"));
+    chessgold_bot::analyse(game, level, Limits::nodes(nodes), ply as u64)
+}
+
+/// The figures from each position's mover, action played and search answer (in order).
+fn figures(
+    start: &dyn AnyGame,
+    moves: &[(Color, String, Option<chessgold_bot::Analysis>)],
+) -> Result<GameFigures, AnalysisError> {
+    let mut out = GameFigures::default();
+    let mut totals = [(0i64, 0u32); 2];
+    for (i, (mover, action, answer)) in moves.iter().enumerate() {
+        let Some(answer) = answer else { return Err(AnalysisError::NoBot(start.info().name)) };
+        let (f, t) = match mover {
+            Color::White => (&mut out.white, &mut totals[0]),
+            Color::Black => (&mut out.black, &mut totals[1]),
+        };
+        f.moves += 1;
+        f.top_matches += u32::from(answer.action == *action);
+        // The mover's loss: their best score minus what they got (the next position's score,
+        // negated); none for the last action.
+        if let Some((_, _, Some(next))) = moves.get(i + 1) {
+            t.0 += i64::from((answer.score + next.score).clamp(0, LOSS_CAP_CP));
+            t.1 += 1;
+        }
+    }
+    for (f, (sum, n)) in [(&mut out.white, totals[0]), (&mut out.black, totals[1])] {
+        f.avg_loss_cp = if n == 0 { 0.0 } else { sum as f64 / f64::from(n) };
+    }
+    Ok(out)
+}
+
 /// Replays `actions` from `start` (the game's first position, seeded for random variants) and
 /// analyses each position with level 8's search on `nodes` nodes per position: an action matches
 /// when it is the search's choice, and its loss is the search's score of the position minus the
 /// score the position after it has for the mover (the next position's search, negated), never
-/// below 0. The last action of a finished game has no next search and is counted only for the
-/// match. The answer depends only on the game and `nodes`.
+/// below 0 and at most [`LOSS_CAP_CP`]. The last action has no next search and counts only for
+/// the match. The answer depends only on the game and `nodes`. Blocking: see
+/// [`analyse_game_on`] for the service.
 ///
 /// # Errors
 /// [`AnalysisError`]: a variant without a bot, an illegal stored action.
 pub fn analyse_game(start: &dyn AnyGame, actions: &[String], nodes: u64) -> Result<GameFigures, AnalysisError> {
-    let level = Level::new(8).unwrap_or_else(|| unreachable!("level 8 exists"));
-    let mut game = start.boxed_clone();
-    // (mover, matched, the search's score of the position before the action)
-    let mut seen: Vec<(Color, bool, i32)> = Vec::with_capacity(actions.len());
-    let mut losses: Vec<Option<i32>> = Vec::with_capacity(actions.len());
-    for (ply, action) in actions.iter().enumerate() {
-        let Some(a) = chessgold_bot::analyse(game.as_ref(), level, Limits::nodes(nodes), ply as u64) else {
-            if game.outcome().is_some() {
-                break;
-            }
-            return Err(AnalysisError::NoBot(start.info().name));
-        };
-        if let Some(prev) = seen.last() {
-            // The previous mover's loss: their best score minus what they got (this score, negated).
-            losses.push(Some((prev.2 + a.score).clamp(0, LOSS_CAP_CP)));
-        }
-        let mover = game.turn();
-        seen.push((mover, a.action == *action, a.score));
-        game.play(action).map_err(|_| AnalysisError::Illegal { ply, action: action.clone() })?;
+    let moves: Vec<_> = replay(start, actions)?
+        .into_iter()
+        .enumerate()
+        .map(|(ply, (pos, mover, action))| (mover, action, search(pos.as_ref(), nodes, ply)))
+        .collect();
+    figures(start, &moves)
+}
+
+/// [`analyse_game`] on the bot's search slots ([`Thinkers`]): each position's search waits for a
+/// free slot, one at a time, so the live games' bots (which queue on the same slots, first come
+/// first served) wait at most one position's search (`nodes` nodes) behind an analysis.
+///
+/// # Errors
+/// [`AnalysisError`]: a variant without a bot, an illegal stored action.
+pub async fn analyse_game_on(
+    thinkers: &Thinkers,
+    start: &dyn AnyGame,
+    actions: &[String],
+    nodes: u64,
+) -> Result<GameFigures, AnalysisError> {
+    let mut moves = Vec::with_capacity(actions.len());
+    for (ply, (pos, mover, action)) in replay(start, actions)?.into_iter().enumerate() {
+        let answer = thinkers.run(move || search(pos.as_ref(), nodes, ply)).await.flatten();
+        moves.push((mover, action, answer));
     }
-    losses.resize(seen.len(), None);
-    let mut figures = GameFigures::default();
-    let mut totals = [(0i64, 0u32); 2];
-    for ((mover, matched, _), loss) in seen.iter().zip(&losses) {
-        let (f, t) = match mover {
-            Color::White => (&mut figures.white, &mut totals[0]),
-            Color::Black => (&mut figures.black, &mut totals[1]),
-        };
-        f.moves += 1;
-        f.top_matches += u32::from(*matched);
-        if let Some(l) = loss {
-            t.0 += i64::from(*l);
-            t.1 += 1;
-        }
-    }
-    for (f, (sum, n)) in [(&mut figures.white, totals[0]), (&mut figures.black, totals[1])] {
-        f.avg_loss_cp = if n == 0 { 0.0 } else { sum as f64 / f64::from(n) };
-    }
-    Ok(figures)
+    figures(start, &moves)
 }
 
 #[cfg(test)]
@@ -144,6 +185,16 @@ mod tests {
         };
         let (strong, weak) = (share(8), share(3));
         assert!(strong > weak + 0.15, "level 8 {strong:.2}, level 3 {weak:.2}");
+    }
+
+    #[tokio::test]
+    async fn on_the_search_slots_the_figures_are_the_same() {
+        let start = variant("standard").expect("registered").new_game();
+        let actions = bot_game(5, 3, 12);
+        let direct = analyse_game(start.as_ref(), &actions, 1_000).expect("analysed");
+        let queued = analyse_game_on(&Thinkers::new(1), start.as_ref(), &actions, 1_000).await.expect("analysed");
+        assert_eq!(direct, queued);
+        assert_eq!(direct.white.moves + direct.black.moves, 12);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! first choice and their average loss in centipawns are computed. Any variant the bot plays.
 //!
 //! [`analyse_game`] is the computation, blocking; [`analyse_game_on`] runs it on the bot's search
-//! slots, one position at a time, so live games are not starved. Reading a user's recent rated
-//! games for it is not written yet (`docs/moderation.md`).
+//! slots, one position at a time, so live games are not starved; [`analyse_user`] does it for a
+//! user's latest rated games, for their mod view.
 
 use chessgold_bot::{Level, Limits};
 use chessgold_engine::{AnyGame, Color};
@@ -145,6 +145,67 @@ pub async fn analyse_game_on(
         moves.push((mover, action, answer));
     }
     figures(start, &moves)
+}
+
+/// One of a user's games analysed, from their side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserGame {
+    /// The game.
+    pub game: String,
+    /// Its variant id.
+    pub variant: String,
+    /// The user's colour.
+    pub color: Color,
+    /// The user's figures.
+    pub figures: PlayerFigures,
+    /// Their opponent's, for comparison.
+    pub opponent: PlayerFigures,
+}
+
+/// Analyses `user`'s latest `limit` finished rated games (any variant the bot plays; the others
+/// are left out) on the bot's search slots, newest first.
+///
+/// # Errors
+/// Database failures; a stored game that does not replay.
+pub async fn analyse_user(
+    pool: &sqlx::PgPool,
+    thinkers: &Thinkers,
+    user: uuid::Uuid,
+    limit: i64,
+    nodes: u64,
+) -> anyhow::Result<Vec<UserGame>> {
+    use anyhow::Context;
+    let games = sqlx::query!(
+        r#"SELECT g.id, g.variant, g.seed, p.color FROM game_players p JOIN games g ON g.id = p.game_id
+           WHERE p.user_id = $1 AND g.rated AND g.finished_at IS NOT NULL
+           ORDER BY g.finished_at DESC, g.id LIMIT $2"#,
+        user,
+        limit
+    )
+    .fetch_all(pool)
+    .await
+    .context("reading a user's rated games")?;
+    let mut out = Vec::with_capacity(games.len());
+    for g in games {
+        let Some(info) = chessgold_engine::registry::variant(&g.variant) else { continue };
+        if !crate::bots::plays(info.id) {
+            continue;
+        }
+        let start = match g.seed {
+            Some(seed) => info.new_seeded_game(u64::try_from(seed).context("a stored seed")?),
+            None => info.new_game(),
+        };
+        let actions: Vec<String> =
+            crate::db::games::actions(pool, &g.id).await?.into_iter().map(|a| a.action).collect();
+        let f = analyse_game_on(thinkers, start.as_ref(), &actions, nodes).await.with_context(|| g.id.clone())?;
+        let color = if g.color == "white" { Color::White } else { Color::Black };
+        let (mine, theirs) = match color {
+            Color::White => (f.white, f.black),
+            Color::Black => (f.black, f.white),
+        };
+        out.push(UserGame { game: g.id, variant: g.variant, color, figures: mine, opponent: theirs });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -592,3 +592,23 @@ async fn a_closed_account_cannot_log_in_loses_its_tokens_stream_and_games_on_eve
     let actions: Vec<ModAction> = log::of_target(pool, bob, 2).await.unwrap().iter().map(|r| r.action).collect();
     assert_eq!(actions, [ModAction::ReopenAccount, ModAction::CloseAccount]);
 }
+
+#[tokio::test]
+async fn a_users_rated_games_are_analysed_from_their_side() {
+    let app = spawn_app().await;
+    let b = accounts(&app, &["bob", "cheat"]).await;
+    let pool = &app.db_pool;
+    let cheat = id_of(pool, "cheat").await;
+    let game = black_wins_rated(&b[0], &b[1]).await;
+    let thinkers = chessgold::bots::Thinkers::new(1);
+    let done = chessgold::moderation::analysis::analyse_user(pool, &thinkers, cheat, 10, 2_000).await.unwrap();
+    assert_eq!(done.len(), 1);
+    let g = &done[0];
+    assert_eq!(
+        (g.game.as_str(), g.variant.as_str(), g.color),
+        (game.as_str(), "standard", chessgold_engine::Color::Black)
+    );
+    assert_eq!((g.figures.moves, g.opponent.moves), (2, 2), "the fool's mate: two actions each");
+    assert!(g.figures.top_matches >= 1, "Qh4 mates: the engine's choice: {g:?}");
+    assert!(g.opponent.avg_loss_cp > g.figures.avg_loss_cp, "{g:?}");
+}

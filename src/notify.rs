@@ -68,6 +68,18 @@ impl UserHub {
     }
 }
 
+/// Resolves once a moderator closes `user`'s account (every instance hears it through the
+/// broker), or once the hub is gone; never for a guest (`None`). The game and lobby sockets
+/// close when it does.
+pub async fn account_closed(rx: &mut broadcast::Receiver<Envelope>, user: Option<Uuid>) {
+    let Some(user) = user else { return std::future::pending().await };
+    while let Some(msg) = next_for(rx, user).await {
+        if msg == UserMsg::AccountClosed {
+            return;
+        }
+    }
+}
+
 /// The next message for `user`, or `None` once the hub is gone. A listener that fell behind
 /// skips what it missed.
 pub async fn next_for(rx: &mut broadcast::Receiver<Envelope>, user: Uuid) -> Option<UserMsg> {
@@ -112,6 +124,8 @@ pub enum UserMsg {
         /// Challenge id.
         id: String,
     },
+    /// A moderator closed the account: its sockets and streams are to close.
+    AccountClosed,
 }
 
 /// Tells an account (every instance).

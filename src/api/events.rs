@@ -72,6 +72,8 @@ async fn follow(
         tokio::select! {
             msg = notify::next_for(&mut sub, user) => {
                 let Some(msg) = msg else { break };
+                // A moderator closed the account: the stream ends.
+                if msg == UserMsg::AccountClosed { break }
                 let Some(v) = render(&state, user, &base, &msg).await else { continue };
                 if out.send(line(&v)).await.is_err() { break }
             }
@@ -88,6 +90,7 @@ async fn render(state: &AppState, user: Uuid, base: &str, msg: &UserMsg) -> Opti
         UserMsg::Challenge { id } => challenge_event(state, user, base, "challenge", id).await,
         UserMsg::ChallengeCanceled { id } => challenge_event(state, user, base, "challengeCanceled", id).await,
         UserMsg::ChallengeDeclined { id } => challenge_event(state, user, base, "challengeDeclined", id).await,
+        UserMsg::AccountClosed => None,
     }
 }
 

@@ -88,6 +88,19 @@ impl Thinkers {
         self.size
     }
 
+    /// Runs a blocking search `f` in a search slot, waiting for a free one (first come, first
+    /// served, with the live games' bots): the moderators' engine analysis runs its positions
+    /// this way, one at a time. `None` if the search panicked.
+    pub async fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let permit = self.permits.clone().acquire_owned().await.ok()?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            f()
+        })
+        .await
+        .ok()
+    }
+
     /// The action `level` plays in `game` (already the bot's view of it), within `limits`;
     /// `None` when the search has nothing to say (game over, no bot for the variant). The time
     /// spent waiting for a free search slot is taken off a clocked budget. When no slot frees up

@@ -195,7 +195,8 @@ pub async fn rating_history(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::R
     .context("reading an account's rating history")
 }
 
-/// The best `limit` ratings of a variant among accounts with at least `min_games` rated games.
+/// The best `limit` ratings of a variant among accounts with at least `min_games` rated games,
+/// leaving out engine- and booster-marked accounts (`moderation::marks`).
 ///
 /// # Errors
 /// Database failures.
@@ -211,6 +212,8 @@ pub async fn leaders(
         "SELECT u.username, r.rating, r.games
          FROM user_ratings r JOIN users u ON u.id = r.user_id
          WHERE r.variant = $1 AND r.games >= $2
+           AND NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id
+                           AND s.kind IN ('engine_mark', 'booster_mark') AND s.lifted_at IS NULL)
          ORDER BY r.rating DESC, lower(u.username)
          LIMIT $3",
         variant,

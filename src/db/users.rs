@@ -58,7 +58,8 @@ pub async fn insert(
     }
 }
 
-/// The account with this name, ignoring case.
+/// The open account with this name, ignoring case: a closed account (`moderation::closure`) is
+/// not found, so it cannot log in, be challenged or be looked up.
 ///
 /// # Errors
 /// Database failures.
@@ -66,7 +67,9 @@ pub async fn insert(
 pub async fn find_by_name(db: impl PgExecutor<'_>, name: &str) -> anyhow::Result<Option<UserRow>> {
     sqlx::query_as!(
         UserRow,
-        "SELECT id, username, password_hash, role FROM users WHERE lower(username) = lower($1)",
+        "SELECT id, username, password_hash, role FROM users u WHERE lower(username) = lower($1)
+         AND NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'
+                         AND s.lifted_at IS NULL)",
         name
     )
     .fetch_optional(db)

@@ -99,6 +99,9 @@ refusal_codes! {
     ChatFlood => "chat_flood",
     /// A chat line of a player a moderator timed out of the chat (the message says until when).
     ChatTimedOut => "chat_timed_out",
+    /// A game a play-banned player would start: they left or did not start too many games lately
+    /// (the message says for how long).
+    PlayBanned => "play_banned",
 }
 
 impl RefusalCode {

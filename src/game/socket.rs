@@ -91,8 +91,14 @@ async fn serve(
     let mut last_heard = Instant::now();
     let mut check = tokio::time::interval(Duration::from_secs(1));
     let mut close: Option<CloseReason> = None;
+    let mut news = state.users.listen();
+    let account = identity.user.as_ref().map(|u| u.id);
     loop {
         tokio::select! {
+            () = crate::notify::account_closed(&mut news, account) => {
+                close = Some(CloseReason { code: CloseCode::Policy, description: Some("account closed".into()) });
+                break;
+            }
             out = rx.recv() => match out {
                 Some(text) => if ws.text(text).await.is_err() { break },
                 // The round dropped this connection (too slow) or stopped.

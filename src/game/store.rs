@@ -167,6 +167,13 @@ async fn prepare(
     {
         return Err(CreateError::Invalid("these players cannot play each other: one blocks the other".into()));
     }
+    for p in [Some(&req.creator), req.opponent.as_ref()].into_iter().flatten() {
+        if let PlayerRef::User(u) = p
+            && let Some(ban) = crate::moderation::playban::play_ban(pool, *u).await?
+        {
+            return Err(CreateError::Invalid(ban.message(now)));
+        }
+    }
     let (seed, salt, commitment) = if info.seeded {
         let mut bytes = [0u8; 40];
         getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;

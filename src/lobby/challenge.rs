@@ -152,6 +152,9 @@ pub async fn create(
     terms: &Terms,
 ) -> Result<ChallengeRow, ChallengeError> {
     check_terms(terms)?;
+    if let Some(ban) = crate::moderation::playban::play_ban(&ctx.pool, challenger).await? {
+        return Err(ChallengeError::Invalid(ban.message(OffsetDateTime::now_utc())));
+    }
     let dest = match dest {
         Some(name) => {
             let u = db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {

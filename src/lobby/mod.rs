@@ -286,6 +286,13 @@ pub async fn players_started(ctx: &LobbyCtx, players: &[PlayerRef]) -> anyhow::R
 pub async fn start_game(ctx: &LobbyCtx, request: CreateGame, sris: Vec<String>) -> Result<GameId, CreateError> {
     let players: Vec<PlayerRef> =
         [Some(request.creator.clone()), request.opponent.clone()].into_iter().flatten().collect();
+    // A marked account meets only marked ones in the lobby (the pool matcher already keeps to
+    // that; this is for an accepted seek).
+    if let (PlayerRef::User(a), Some(PlayerRef::User(b))) = (&request.creator, &request.opponent)
+        && !crate::moderation::marks::may_meet(&ctx.pool, *a, *b).await?
+    {
+        return Err(CreateError::Invalid("this seek cannot be accepted".into()));
+    }
     let id = store::create_game(&ctx.pool, request, &ctx.cfg).await?;
     if let Err(e) = players_started(ctx, &players).await {
         tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
@@ -323,11 +330,19 @@ fn entry_player(e: &PoolEntry) -> Option<PlayerRef> {
 /// # Errors
 /// Pool-store failures.
 pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameId>> {
-    // The blocks among the waiting accounts, read before the pass: an account that joins
+    // The blocks and marks among the waiting accounts, read before the pass: an account that joins
     // meanwhile waits for the next one (`pools::pair`).
     let mut users: Vec<Uuid> = ctx.lobby.pools.entries().await?.iter().filter_map(|e| e.user_id).collect();
     users.sort_unstable();
     users.dedup();
+    // A play-banned account is left unchecked, so it waits in its pool until the ban ends.
+    let mut free = Vec::with_capacity(users.len());
+    for u in users {
+        if crate::moderation::playban::play_ban(&ctx.pool, u).await?.is_none() {
+            free.push(u);
+        }
+    }
+    let users = free;
     let blocks = crate::moderation::blocks::pairs_among(&ctx.pool, &users).await?;
     let pairs = ctx.lobby.pools.take_pairs(now_ms, Widening::default(), blocks).await?;
     let mut games = Vec::new();

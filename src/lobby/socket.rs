@@ -98,8 +98,13 @@ async fn serve(
     let idle = Duration::from_secs(cfg.socket_idle_secs);
     let mut last_heard = Instant::now();
     let mut check = tokio::time::interval(Duration::from_secs(1));
+    let mut news = state.users.listen();
     loop {
         tokio::select! {
+            () = crate::notify::account_closed(&mut news, viewer.user_id) => {
+                close = Some(CloseReason { code: CloseCode::Policy, description: Some("account closed".into()) });
+                break;
+            }
             said = hub.recv() => {
                 let out = match said {
                     Ok(HubMsg::SeekAdd(s)) => s.visible_to(&viewer).then(|| protocol::msg("seek_add", s.view(&viewer))),

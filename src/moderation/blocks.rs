@@ -164,13 +164,15 @@ pub struct BlockedPairs {
     checked: HashSet<Uuid>,
     /// Each block, as (smaller id, larger id): direction does not matter for pairing.
     pairs: HashSet<(Uuid, Uuid)>,
+    /// The engine- or booster-marked accounts among them: they meet only each other.
+    marked: HashSet<Uuid>,
 }
 
 impl BlockedPairs {
     /// An empty set for these accounts: none of them blocks another (for tests and for
     /// matchers that have no database).
     pub fn none_among(users: impl IntoIterator<Item = Uuid>) -> BlockedPairs {
-        BlockedPairs { checked: users.into_iter().collect(), pairs: HashSet::new() }
+        BlockedPairs { checked: users.into_iter().collect(), pairs: HashSet::new(), marked: HashSet::new() }
     }
 
     /// Adds a block (either direction) between two checked accounts.
@@ -180,12 +182,22 @@ impl BlockedPairs {
         self.pairs.insert(if a < b { (a, b) } else { (b, a) });
     }
 
-    /// Whether two players may be paired: guests always; accounts when both were checked and
-    /// neither blocks the other. An account that was not checked (it joined after the blocks
+    /// Marks a checked account ([`super::marks`]): it is paired only with other marked ones.
+    pub fn add_marked(&mut self, a: Uuid) {
+        self.checked.insert(a);
+        self.marked.insert(a);
+    }
+
+    /// Whether two players may be paired: guests always (they are never marked); accounts when
+    /// both were checked, neither blocks the other, and both or neither are marked. An account that was not checked (it joined after the blocks
     /// were read) waits for the next pass.
     pub fn may_pair(&self, a: Option<Uuid>, b: Option<Uuid>) -> bool {
         let checked = |u: Option<Uuid>| u.is_none_or(|u| self.checked.contains(&u));
         if !checked(a) || !checked(b) {
+            return false;
+        }
+        let marked = |u: Option<Uuid>| u.is_some_and(|u| self.marked.contains(&u));
+        if marked(a) != marked(b) {
             return false;
         }
         match (a, b) {
@@ -195,11 +207,11 @@ impl BlockedPairs {
     }
 }
 
-/// The blocks among `users` (either direction).
+/// The blocks among `users` (either direction), and which of them are marked.
 ///
 /// # Errors
 /// Database failures.
-pub async fn pairs_among(db: impl PgExecutor<'_>, users: &[Uuid]) -> anyhow::Result<BlockedPairs> {
+pub async fn pairs_among(db: &sqlx::PgPool, users: &[Uuid]) -> anyhow::Result<BlockedPairs> {
     let mut out = BlockedPairs::none_among(users.iter().copied());
     if users.len() < 2 {
         return Ok(out);
@@ -213,6 +225,9 @@ pub async fn pairs_among(db: impl PgExecutor<'_>, users: &[Uuid]) -> anyhow::Res
     .context("reading the blocks among pool players")?;
     for r in rows {
         out.add(r.blocker_id, r.blocked_id);
+    }
+    for u in super::marks::marked_among(db, users).await? {
+        out.add_marked(u);
     }
     Ok(out)
 }
@@ -233,5 +248,20 @@ mod tests {
         assert!(set.may_pair(None, None));
         assert!(!set.may_pair(Some(late), Some(c)), "not read: waits for the next pass");
         assert!(!set.may_pair(None, Some(late)));
+    }
+
+    #[test]
+    fn marked_accounts_meet_only_marked_ones() {
+        let (a, b, c, d) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let mut set = BlockedPairs::none_among([a, b, c, d]);
+        set.add_marked(a);
+        set.add_marked(b);
+        assert!(set.may_pair(Some(a), Some(b)));
+        assert!(!set.may_pair(Some(a), Some(c)));
+        assert!(!set.may_pair(Some(d), Some(b)));
+        assert!(set.may_pair(Some(c), Some(d)));
+        assert!(!set.may_pair(Some(a), None), "guests are unmarked");
+        set.add(a, b);
+        assert!(!set.may_pair(Some(a), Some(b)), "a block still counts between marked accounts");
     }
 }

@@ -32,17 +32,35 @@ pub enum ModAction {
     ShadowMute,
     /// A shadow-mute lifted.
     LiftShadowMute,
+    /// An engine mark (`details`: `refunds`, the opponents' points given back).
+    EngineMark,
+    /// An engine mark lifted.
+    LiftEngineMark,
+    /// A booster mark.
+    BoosterMark,
+    /// A booster mark lifted.
+    LiftBoosterMark,
+    /// An account closed (`details`: `tokens`, `challenges`, `seeks`, the counts ended).
+    CloseAccount,
+    /// A closed account reopened.
+    ReopenAccount,
 }
 
 impl ModAction {
     /// Every action.
-    pub const ALL: [ModAction; 6] = [
+    pub const ALL: [ModAction; 12] = [
         ModAction::SetRole,
         ModAction::CloseReports,
         ModAction::ChatTimeout,
         ModAction::LiftChatTimeout,
         ModAction::ShadowMute,
         ModAction::LiftShadowMute,
+        ModAction::EngineMark,
+        ModAction::LiftEngineMark,
+        ModAction::BoosterMark,
+        ModAction::LiftBoosterMark,
+        ModAction::CloseAccount,
+        ModAction::ReopenAccount,
     ];
 
     /// The stored text.
@@ -54,6 +72,12 @@ impl ModAction {
             ModAction::LiftChatTimeout => "lift_chat_timeout",
             ModAction::ShadowMute => "shadow_mute",
             ModAction::LiftShadowMute => "lift_shadow_mute",
+            ModAction::EngineMark => "engine_mark",
+            ModAction::LiftEngineMark => "lift_engine_mark",
+            ModAction::BoosterMark => "booster_mark",
+            ModAction::LiftBoosterMark => "lift_booster_mark",
+            ModAction::CloseAccount => "close_account",
+            ModAction::ReopenAccount => "reopen_account",
         }
     }
 

@@ -31,6 +31,12 @@ pub enum SanctionKind {
     ChatTimeout,
     /// The player's chat lines reach only themself and other shadow-muted players.
     ShadowMute,
+    /// Engine mark: off the leaderboards, paired only with marked players ([`super::marks`]).
+    EngineMark,
+    /// Booster (or sandbagger) mark: the same effects as the engine mark, without the refund.
+    BoosterMark,
+    /// A closed account ([`super::closure`]); lifting it reopens the account.
+    AccountClosed,
 }
 
 impl SanctionKind {
@@ -39,13 +45,19 @@ impl SanctionKind {
         match self {
             SanctionKind::ChatTimeout => "chat_timeout",
             SanctionKind::ShadowMute => "shadow_mute",
+            SanctionKind::EngineMark => "engine_mark",
+            SanctionKind::BoosterMark => "booster_mark",
+            SanctionKind::AccountClosed => "account_closed",
         }
     }
 
-    const fn given(self) -> ModAction {
+    pub(super) const fn given(self) -> ModAction {
         match self {
             SanctionKind::ChatTimeout => ModAction::ChatTimeout,
             SanctionKind::ShadowMute => ModAction::ShadowMute,
+            SanctionKind::EngineMark => ModAction::EngineMark,
+            SanctionKind::BoosterMark => ModAction::BoosterMark,
+            SanctionKind::AccountClosed => ModAction::CloseAccount,
         }
     }
 
@@ -53,6 +65,9 @@ impl SanctionKind {
         match self {
             SanctionKind::ChatTimeout => ModAction::LiftChatTimeout,
             SanctionKind::ShadowMute => ModAction::LiftShadowMute,
+            SanctionKind::EngineMark => ModAction::LiftEngineMark,
+            SanctionKind::BoosterMark => ModAction::LiftBoosterMark,
+            SanctionKind::AccountClosed => ModAction::ReopenAccount,
         }
     }
 }
@@ -88,7 +103,7 @@ pub struct Given {
     pub closed_reports: usize,
 }
 
-async fn check(db: &mut sqlx::PgConnection, moderator: Uuid, target: Uuid) -> Result<(), SanctionError> {
+pub(super) async fn check(db: &mut sqlx::PgConnection, moderator: Uuid, target: Uuid) -> Result<(), SanctionError> {
     if !role_of(&mut *db, moderator).await?.is_some_and(crate::domain::Role::moderates) {
         return Err(SanctionError::NotModerator);
     }
@@ -198,7 +213,7 @@ pub async fn lift(
     Ok(log)
 }
 
-async fn insert(
+pub(super) async fn insert(
     db: &mut sqlx::PgConnection,
     target: Uuid,
     kind: SanctionKind,
@@ -231,7 +246,7 @@ async fn lift_in_force(db: &mut sqlx::PgConnection, target: Uuid, kind: Sanction
     Ok(())
 }
 
-async fn in_force(db: impl PgExecutor<'_>, target: Uuid, kind: SanctionKind) -> anyhow::Result<bool> {
+pub(super) async fn in_force(db: impl PgExecutor<'_>, target: Uuid, kind: SanctionKind) -> anyhow::Result<bool> {
     sqlx::query_scalar!(
         r#"SELECT EXISTS (SELECT 1 FROM sanctions WHERE user_id = $1 AND kind = $2 AND lifted_at IS NULL
                           AND (until IS NULL OR until > now())) AS "b!""#,

@@ -76,6 +76,7 @@ const REFUSALS = {
   chat_too_long: "The line is too long.",
   chat_flood: "Slow down: too many lines.",
   chat_timed_out: "You are timed out of the chat for now.",
+  play_banned: "You left or did not start too many games lately: you cannot play for a while.",
 };
 
 /** What to show for a refusal: the server's sentence, else the words of its code. */

@@ -1,11 +1,15 @@
 //! Moderation (issue 15), the domain and storage layer through the real app: the append-only
 //! mod log, role changes, reports (the merge and the rate limit, the queue, closing), blocks
-//! (challenges, seeks, pools and chat) and the chat sanctions across two instances.
+//! (challenges, seeks, pools and chat), the chat sanctions across two instances, engine and
+//! booster marks with the rating refund, and play bans.
 #![expect(clippy::unwrap_used, reason = "test code: a failed step should fail the test loudly")]
 
 use chessgold::domain::Role;
 use chessgold::game::GameId;
 use chessgold::moderation::blocks::{self, BlockError};
+use chessgold::moderation::closure;
+use chessgold::moderation::marks::{self, Mark, Refund};
+use chessgold::moderation::playban;
 use chessgold::moderation::reports::{self, NewReport, Received, ReportError, ReportReason, ReportText};
 use chessgold::moderation::roles::{self, RoleError};
 use chessgold::moderation::sanctions::{self, SanctionError, SanctionKind};
@@ -334,4 +338,277 @@ async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
 
     let actions: Vec<ModAction> = log::of_target(pool, alice, 10).await.unwrap().iter().map(|r| r.action).collect();
     assert_eq!(actions, [ModAction::ShadowMute, ModAction::LiftChatTimeout, ModAction::ChatTimeout]);
+}
+
+/// White creates a rated standard 5+0 game, Black joins and mates with the fool's mate: White
+/// loses rating points to Black.
+async fn black_wins_rated(w: &Browser, b: &Browser) -> String {
+    let id = w.create("standard", "5+0", "rated", "white").await;
+    b.join(&id).await;
+    let mut ws = w.socket(&id, None).await;
+    let mut bs = b.socket(&id, None).await;
+    ws.until("full").await;
+    bs.until("full").await;
+    crate::round::play_line(&mut ws, &mut bs, 0, &["f2f3", "e7e5", "g2g4", "d8h4"]).await;
+    bs.until("end").await;
+    id
+}
+
+async fn rating(pool: &PgPool, user: Uuid) -> i32 {
+    chessgold::db::ratings::perf(pool, user, "standard").await.unwrap().rating
+}
+
+async fn leader_names(pool: &PgPool) -> Vec<String> {
+    chessgold::db::profiles::leaders(pool, "standard", 1, 10).await.unwrap().into_iter().map(|r| r.username).collect()
+}
+
+#[tokio::test]
+async fn an_engine_mark_refunds_once_leaves_the_leaderboard_and_is_undone() {
+    let app = spawn_app().await;
+    let judge = moderator(&app, "judge").await;
+    let b = accounts(&app, &["bob", "cheat", "carol"]).await;
+    let pool = &app.db_pool;
+    let (bob, cheat, carol) = (id_of(pool, "bob").await, id_of(pool, "cheat").await, id_of(pool, "carol").await);
+    let game = black_wins_rated(&b[0], &b[1]).await;
+    let lost = 1500 - rating(pool, bob).await;
+    assert!(lost > 0, "bob lost points to the cheat");
+    let cheat_rating = rating(pool, cheat).await;
+    assert_eq!(leader_names(pool).await, ["cheat", "bob"]);
+    reports::submit(pool, &report(carol, cheat, ReportReason::Cheat, "engine moves")).await.unwrap();
+
+    let err = marks::mark(pool, bob, cheat, Mark::Engine, &reason("no")).await.unwrap_err();
+    assert!(matches!(err, SanctionError::NotModerator));
+    let before = log_count(pool).await;
+    let marked = marks::mark(pool, judge, cheat, Mark::Engine, &reason("matches the engine")).await.unwrap();
+    assert_eq!(log_count(pool).await, before + 1, "one row for the mark and its refund");
+    assert_eq!(marked.closed_reports, 1, "the cheating report is answered");
+    assert_eq!(marked.refunds, [Refund { game: game.clone(), user: bob, variant: "standard".into(), points: lost }]);
+    assert_eq!(rating(pool, bob).await, 1500, "bob has his points back");
+    assert_eq!(rating(pool, cheat).await, cheat_rating, "the cheat keeps the rating, off the board");
+    let row = &log::of_target(pool, cheat, 1).await.unwrap()[0];
+    assert_eq!(row.action, ModAction::EngineMark);
+    assert_eq!(row.details["refunds"][0]["points"], json!(lost));
+    assert_eq!(marks::of_user(pool, cheat).await.unwrap(), [Mark::Engine], "the mod view shows the mark");
+    assert_eq!(leader_names(pool).await, ["bob"]);
+    assert!(matches!(
+        marks::mark(pool, judge, cheat, Mark::Engine, &reason("again")).await,
+        Err(SanctionError::Conflict(_))
+    ));
+
+    // The undo: back on the board; a second mark pays nothing more.
+    sanctions::lift(pool, judge, cheat, SanctionKind::EngineMark, &reason("appeal")).await.unwrap();
+    assert!(marks::of_user(pool, cheat).await.unwrap().is_empty());
+    assert_eq!(leader_names(pool).await, ["cheat", "bob"]);
+    let again = marks::mark(pool, judge, cheat, Mark::Engine, &reason("after all")).await.unwrap();
+    assert!(again.refunds.is_empty(), "refunded once only");
+    assert_eq!(rating(pool, bob).await, 1500);
+    let n: (i64,) = sqlx::query_as("SELECT count(*) FROM rating_refunds").fetch_one(pool).await.unwrap();
+    assert_eq!(n.0, 1);
+    let actions: Vec<ModAction> = log::of_target(pool, cheat, 3).await.unwrap().iter().map(|r| r.action).collect();
+    assert_eq!(actions, [ModAction::EngineMark, ModAction::LiftEngineMark, ModAction::EngineMark]);
+}
+
+#[tokio::test]
+async fn a_marked_account_pairs_only_with_marked_ones_in_pools_and_seeks() {
+    let app = spawn_app().await;
+    let judge = moderator(&app, "judge").await;
+    let b = accounts(&app, &["alice", "bob", "carol"]).await;
+    let pool = &app.db_pool;
+    let (alice, carol) = (id_of(pool, "alice").await, id_of(pool, "carol").await);
+    marks::mark(pool, judge, alice, Mark::Booster, &reason("sandbagging")).await.unwrap();
+    assert_eq!(log::of_target(pool, alice, 1).await.unwrap()[0].action, ModAction::BoosterMark);
+
+    // A seek of the marked alice cannot be taken by bob.
+    let r = b[0]
+        .post_json(
+            "/api/lobby/seek",
+            &json!({"sri": "alicesri01", "variant": "gold", "time": "5+3", "mode": "casual", "color": "random"}),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let seek: Value = r.json().await.unwrap();
+    let r = b[1]
+        .post_json(&format!("/api/lobby/seek/{}/accept", seek["id"].as_str().unwrap()), &json!({"sri": "bobsri0001"}))
+        .await;
+    assert_eq!(r.status().as_u16(), 409);
+    assert!(r.text().await.unwrap().contains("cannot be accepted"));
+    let r = b[0].post_json(&format!("/api/lobby/seek/{}/cancel", seek["id"].as_str().unwrap()), &json!({})).await;
+    assert!(r.status().is_success(), "{}", r.status());
+
+    // In a pool, alice waits while bob waits too; a marked carol is paired with her.
+    let _la = lobby(&b[0], "alicesri01").await;
+    let _lb = lobby(&b[1], "bobsri0001").await;
+    join_pool(&b[0], "alicesri01").await;
+    join_pool(&b[1], "bobsri0001").await;
+    let ctx = app.state.lobby_ctx();
+    assert!(chessgold::lobby::match_once(&ctx, chessgold::lobby::now_ms()).await.unwrap().is_empty());
+    marks::mark(pool, judge, carol, Mark::Engine, &reason("engine")).await.unwrap();
+    let mut lc = lobby(&b[2], "carolsri01").await;
+    join_pool(&b[2], "carolsri01").await;
+    let game = lc.until("redirect").await["d"]["id"].as_str().unwrap().to_string();
+    let mut players: Vec<Uuid> =
+        chessgold::db::games::players(pool, &game).await.unwrap().iter().filter_map(|p| p.user_id).collect();
+    players.sort();
+    let mut want = vec![alice, carol];
+    want.sort();
+    assert_eq!(players, want);
+    let left = ctx.lobby.pools.entries().await.unwrap();
+    assert_eq!(left.iter().map(|e| e.user_id).collect::<Vec<_>>(), [Some(id_of(pool, "bob").await)]);
+}
+
+/// A finished game of `user` (White) that ended with `reason`, `minutes_ago`: a no-start with no
+/// move, or an abandoned game White lost.
+async fn offence(pool: &PgPool, id: &str, user: Uuid, reason: &str, minutes_ago: i32) {
+    sqlx::query(
+        "INSERT INTO games (id, variant, rated, status, winner, reason, created_at, finished_at)
+         VALUES ($1, 'standard', false, CASE WHEN $2 = 'no-start' THEN 37 ELSE 31 END,
+                 CASE WHEN $2 = 'no-start' THEN NULL ELSE 'black' END, $2,
+                 now() - make_interval(mins => $3), now() - make_interval(mins => $3))",
+    )
+    .bind(id)
+    .bind(reason)
+    .bind(minutes_ago)
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO game_players (game_id, color, player_id, user_id, guest_id, lag_quota)
+         VALUES ($1, 'white', 'Wxyz', $2, NULL, 0), ($1, 'black', 'Bxyz', NULL, 'guest1', 0)",
+    )
+    .bind(id)
+    .bind(user)
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_repeat_abandoner_cannot_challenge_seek_or_pair_until_the_ban_ends() {
+    let app = spawn_app().await;
+    let b = accounts(&app, &["alice", "bob"]).await;
+    let pool = &app.db_pool;
+    let alice = id_of(pool, "alice").await;
+    offence(pool, "nostart1", alice, "no-start", 40).await;
+    offence(pool, "abandon1", alice, "abandoned", 30).await;
+    assert_eq!(playban::play_ban(pool, alice).await.unwrap(), None, "two are free");
+    let form = [("variant", "standard"), ("time", "5+3"), ("mode", "casual"), ("color", "random")];
+    let r = b[0].post_form("/@/bob", "/@/bob/challenge", &form).await;
+    assert_eq!(r.status().as_u16(), 303);
+
+    offence(pool, "nostart2", alice, "no-start", 5).await;
+    let ban = playban::play_ban(pool, alice).await.unwrap().expect("the third one bans");
+    assert_eq!((ban.offences, ban.code().as_str()), (3, "play_banned"));
+    let r = b[0].post_form("/@/bob", "/@/bob/challenge", &form).await;
+    assert_eq!(r.status().as_u16(), 422);
+    let text = r.text().await.unwrap();
+    assert!(text.contains("you cannot play for 10 more minutes"), "{text}");
+
+    // Bob's seek cannot be taken by alice, nor his challenge accepted by her.
+    let r = b[1]
+        .post_json(
+            "/api/lobby/seek",
+            &json!({"sri": "bobsri0001", "variant": "gold", "time": "5+3", "mode": "casual", "color": "random"}),
+        )
+        .await;
+    let seek: Value = r.json().await.unwrap();
+    let r = b[0]
+        .post_json(&format!("/api/lobby/seek/{}/accept", seek["id"].as_str().unwrap()), &json!({"sri": "alicesri01"}))
+        .await;
+    assert_eq!(r.status().as_u16(), 409);
+    assert!(r.text().await.unwrap().contains("more minutes"));
+
+    // In a pool she is not paired.
+    let _la = lobby(&b[0], "alicesri02").await;
+    join_pool(&b[0], "alicesri02").await;
+    let ctx = app.state.lobby_ctx();
+    let bob_b = Browser::new(&app.address);
+    bob_b.signup("carol").await;
+    let _lc = lobby(&bob_b, "carolsri01").await;
+    join_pool(&bob_b, "carolsri01").await;
+    assert!(chessgold::lobby::match_once(&ctx, chessgold::lobby::now_ms()).await.unwrap().is_empty());
+    assert_eq!(ctx.lobby.pools.entries().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_closed_account_cannot_log_in_loses_its_tokens_stream_and_games_on_every_instance() {
+    let one = spawn_app_with_redis().await;
+    let two = second_instance(&one).await;
+    let (id, _alice_b, _bob_b, mut a, mut b) = game_across(&one, &two).await;
+    let pool = &one.db_pool;
+    let (alice, bob) = (id_of(pool, "alice").await, id_of(pool, "bob").await);
+    let judge = moderator(&one, "judge").await;
+    reports::submit(pool, &report(alice, bob, ReportReason::Other, "closes accounts")).await.unwrap();
+
+    // Bob has a token, a stream of events on instance two, a seek and a challenge to carol.
+    let (token, hash) = chessgold::api::auth::new_token().unwrap();
+    chessgold::db::tokens::insert(pool, bob, "bot", &["board:play".to_string()], &hash).await.unwrap();
+    let events = reqwest::Client::new()
+        .get(format!("{}/api/stream/event", two.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.status().as_u16(), 200);
+    let mut events = events;
+    let mut lobby_sock = lobby(&_bob_b.on(&one.address), "bobsri0001").await;
+    let carol = Browser::new(&one.address);
+    carol.signup("carol").await;
+    let challenger = Browser::new(&one.address);
+    challenger.signup("dave").await;
+    let form = [("variant", "standard"), ("time", "unlimited"), ("mode", "casual"), ("color", "random")];
+    let r = challenger.post_form("/@/bob", "/@/bob/challenge", &form).await;
+    assert_eq!(r.status().as_u16(), 303, "{}", r.text().await.unwrap());
+
+    let before = log_count(pool).await;
+    let closed =
+        closure::close(&one.state.lobby_ctx(), &one.state.rounds, judge, bob, &reason("ban evasion")).await.unwrap();
+    assert_eq!(log_count(pool).await, before + 1);
+    assert_eq!((closed.tokens, closed.challenges, closed.closed_reports), (1, 1, 1));
+    assert_eq!(closed.games.iter().map(ToString::to_string).collect::<Vec<_>>(), std::slice::from_ref(&id));
+    // The running game is resigned, and both players are told on their instances.
+    let end = a.until("end").await;
+    assert_eq!(end["d"]["reason"], "resign", "{end}");
+    // Bob's game socket on instance two closes (it may close before the end reaches it: the two
+    // travel apart), and so does his lobby socket on instance one.
+    assert!(b.closed().await, "bob's game socket closes");
+    assert!(lobby_sock.closed().await, "bob's lobby socket closes");
+    // The stream on instance two ends.
+    let wait = std::time::Duration::from_secs(10);
+    while let Ok(Some(_)) = tokio::time::timeout(wait, events.chunk()).await.expect("the stream ends") {}
+    assert!(chessgold::db::tokens::owner_of(pool, &hash).await.unwrap().is_none(), "the token is revoked");
+    assert!(closure::is_closed(pool, bob).await.unwrap());
+    let r = one.post_login("bob", "password123").await;
+    assert_eq!(r.status().as_u16(), 401, "log-in refused");
+    assert!(matches!(
+        closure::close(&one.state.lobby_ctx(), &one.state.rounds, judge, bob, &reason("again")).await,
+        Err(SanctionError::Conflict(_))
+    ));
+
+    // Reopened: log-in works again.
+    closure::reopen(pool, judge, bob, &reason("appeal granted")).await.unwrap();
+    assert!(!closure::is_closed(pool, bob).await.unwrap());
+    let r = one.post_login("bob", "password123").await;
+    assert_eq!(r.status().as_u16(), 303);
+    let actions: Vec<ModAction> = log::of_target(pool, bob, 2).await.unwrap().iter().map(|r| r.action).collect();
+    assert_eq!(actions, [ModAction::ReopenAccount, ModAction::CloseAccount]);
+}
+
+#[tokio::test]
+async fn a_users_rated_games_are_analysed_from_their_side() {
+    let app = spawn_app().await;
+    let b = accounts(&app, &["bob", "cheat"]).await;
+    let pool = &app.db_pool;
+    let cheat = id_of(pool, "cheat").await;
+    let game = black_wins_rated(&b[0], &b[1]).await;
+    let thinkers = chessgold::bots::Thinkers::new(1);
+    let done = chessgold::moderation::analysis::analyse_user(pool, &thinkers, cheat, 10, 2_000).await.unwrap();
+    assert_eq!(done.len(), 1);
+    let g = &done[0];
+    assert_eq!(
+        (g.game.as_str(), g.variant.as_str(), g.color),
+        (game.as_str(), "standard", chessgold_engine::Color::Black)
+    );
+    assert_eq!((g.figures.moves, g.opponent.moves), (2, 2), "the fool's mate: two actions each");
+    assert!(g.figures.top_matches >= 1, "Qh4 mates: the engine's choice: {g:?}");
+    assert!(g.opponent.avg_loss_cp > g.figures.avg_loss_cp, "{g:?}");
 }

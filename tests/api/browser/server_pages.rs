@@ -62,7 +62,11 @@ async fn a_signed_in_page_ends_its_event_stream_when_the_player_leaves_it() {
         browser.goto(path).await;
         browser.wait_for(&format!("the header on {path}"), "document.querySelector('.user-name')").await;
     }
+    // The shown page's stream, and at most the one of the page just left: the server learns that
+    // a stream was closed when it next writes to it (a keep-alive line every few seconds), and a
+    // busy machine may take longer than the wait. Without the page ending its stream, four or
+    // more stayed open.
     let streams = || async { app.state.users.listeners() };
-    let one = wait_until(|| async { streams().await == 1 }).await;
-    assert!(one, "{} event streams open after {} pages, one is still shown", streams().await, pages.len() + 1);
+    let few = wait_until(|| async { (1..=2).contains(&streams().await) }).await;
+    assert!(few, "{} event streams open after {} pages, one is still shown", streams().await, pages.len() + 1);
 }

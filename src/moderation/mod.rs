@@ -8,6 +8,7 @@
 
 pub mod blocks;
 pub mod log;
+pub mod lookup;
 pub mod reports;
 pub mod roles;
 pub mod sanctions;

@@ -7,6 +7,7 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use uuid::Uuid;
 
+use crate::auth::csrf::{CsrfField, CsrfForm};
 use crate::auth::current_user;
 use crate::domain::Role;
 use crate::error::PageError;
@@ -66,5 +67,52 @@ impl actix_web::FromRequest for Admin {
     fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move { signed_in_with(req, Role::Admin).await.map(Admin) })
+    }
+}
+
+/// A moderator's posted form: the role is checked first (a player is refused with 403 whatever
+/// the form holds), then the form and its CSRF token as [`CsrfForm`] checks them.
+#[derive(Debug)]
+pub struct ModForm<T> {
+    /// The moderator.
+    pub by: Moderator,
+    /// The form.
+    pub form: T,
+}
+
+/// An admin's posted form: as [`ModForm`], for the admin's role.
+#[derive(Debug)]
+pub struct AdminForm<T> {
+    /// The admin.
+    pub by: Admin,
+    /// The form.
+    pub form: T,
+}
+
+impl<T: serde::de::DeserializeOwned + CsrfField + 'static> actix_web::FromRequest for ModForm<T> {
+    type Error = actix_web::Error;
+    type Future = Pending<Self>;
+
+    fn from_request(req: &actix_web::HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let (req, mut payload) = (req.clone(), payload.take());
+        Box::pin(async move {
+            let by = signed_in_with(req.clone(), Role::Moderator).await?;
+            let form = CsrfForm::<T>::from_request(&req, &mut payload).await?.into_inner();
+            Ok(ModForm { by, form })
+        })
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + CsrfField + 'static> actix_web::FromRequest for AdminForm<T> {
+    type Error = actix_web::Error;
+    type Future = Pending<Self>;
+
+    fn from_request(req: &actix_web::HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let (req, mut payload) = (req.clone(), payload.take());
+        Box::pin(async move {
+            let by = Admin(signed_in_with(req.clone(), Role::Admin).await?);
+            let form = CsrfForm::<T>::from_request(&req, &mut payload).await?.into_inner();
+            Ok(AdminForm { by, form })
+        })
     }
 }

@@ -15,7 +15,7 @@ use super::profile::{date_text, rating_text};
 use super::{PageCtx, render, render_status};
 use crate::auth::csrf::CsrfForm;
 use crate::auth::current_user;
-use crate::auth::roles::{Admin, Moderator};
+use crate::auth::roles::{Admin, AdminForm, ModForm, Moderator};
 use crate::db;
 use crate::domain::Role;
 use crate::error::PageError;
@@ -562,9 +562,9 @@ pub(crate) async fn timeout(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    me: Moderator,
-    form: CsrfForm<ActionForm>,
+    posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
+    let ModForm { by: me, form } = posted;
     let outcome = match target_and_reason(&state, &path, &form).await? {
         Err(why) => Err(why),
         Ok((target, reason)) => match form.minutes.as_deref().map(str::trim).unwrap_or("").parse::<i64>() {
@@ -589,9 +589,9 @@ pub(crate) async fn shadow_mute(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    me: Moderator,
-    form: CsrfForm<ActionForm>,
+    posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
+    let ModForm { by: me, form } = posted;
     let outcome = match target_and_reason(&state, &path, &form).await? {
         Err(why) => Err(why),
         Ok((target, reason)) => {
@@ -609,9 +609,9 @@ pub(crate) async fn lift(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    me: Moderator,
-    form: CsrfForm<ActionForm>,
+    posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
+    let ModForm { by: me, form } = posted;
     let kind = match form.kind.as_deref() {
         Some("chat_timeout") => Ok(SanctionKind::ChatTimeout),
         Some("shadow_mute") => Ok(SanctionKind::ShadowMute),
@@ -634,9 +634,9 @@ pub(crate) async fn dismiss(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    me: Moderator,
-    form: CsrfForm<ActionForm>,
+    posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
+    let ModForm { by: me, form } = posted;
     let which = match form.reports.as_deref().map(str::trim).unwrap_or("") {
         "" | "all" => Ok(None),
         key => ReportReason::parse(key).map(Some),
@@ -660,10 +660,9 @@ pub(crate) async fn set_role(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    admin: Admin,
-    form: CsrfForm<ActionForm>,
+    posted: AdminForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
-    let me = admin.0;
+    let AdminForm { by: Admin(me), form } = posted;
     let to = Role::parse(form.role.as_deref().unwrap_or("")).map_err(|e| format!("Role: {e}"));
     let outcome = match (target_and_reason(&state, &path, &form).await?, to) {
         (Err(why), _) | (_, Err(why)) => Err(why),

@@ -97,6 +97,10 @@ async fn a_report_is_received_merged_rate_limited_queued_and_dismissed() {
     // From a game: the game is kept with the note.
     let game = alice.create("standard", "5+0", "casual", "white").await;
     bob.join(&game).await;
+    // The game page offers alice a report of bob with the game, and none of herself.
+    let page = alice.html(&format!("/{game}")).await;
+    assert!(page.contains(r#"action="/@/bob/report""#) && page.contains(&format!(r#"name="game" value="{game}""#)));
+    assert!(!page.contains(r#"action="/@/alice/report""#));
     let r = report(&alice, "bob", "comm", "insults in the chat", Some(&game)).await;
     assert_eq!(r.status().as_u16(), 200);
     let body = r.text().await.unwrap();

@@ -60,6 +60,9 @@ mod under_api {
         get "/user/{username}" => api::users::user,
         get "/games/user/{username}" => api::users::games,
         get "/stream/event" => api::events::stream,
+        // Blocks (lichess's relations API).
+        post "/rel/block/{username}" => api::rel::block,
+        post "/rel/unblock/{username}" => api::rel::unblock,
     }
 }
 

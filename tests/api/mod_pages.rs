@@ -240,3 +240,35 @@ async fn an_admin_grants_and_revokes_the_moderator_role_on_the_mod_view() {
     assert!(log.contains("trusted") && log.contains("stepped down"));
     assert_eq!(count(&app.db_pool, "SELECT count(*) FROM mod_log WHERE action = 'set_role'").await, 3);
 }
+
+/// A token of `b` with the one scope `scope`, made on the account page.
+async fn token(b: &Browser, scope: &str) -> String {
+    let r = b.post_form("/account/tokens", "/account/tokens", &[("description", "a script"), (scope, "on")]).await;
+    let html = r.text().await.unwrap();
+    let at = html.find(r#"<code class="token-value">"#).unwrap() + r#"<code class="token-value">"#.len();
+    html[at..at + html[at..].find('<').unwrap()].to_string()
+}
+
+async fn api_post(app: &TestApp, token: &str, path: &str) -> reqwest::Response {
+    reqwest::Client::new().post(app.url(path)).bearer_auth(token).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_block_api_needs_follow_write_and_blocks_as_the_profile_does() {
+    let app = spawn_app().await;
+    let alice = with_role(&app, "alice", Role::User).await;
+    with_role(&app, "bob", Role::User).await;
+    let follow = token(&alice, "follow:write").await;
+    let board = token(&alice, "board:play").await;
+    assert_eq!(api_post(&app, &board, "/api/rel/block/bob").await.status().as_u16(), 403);
+    assert_eq!(api_post(&app, "cgp_nonsense", "/api/rel/block/bob").await.status().as_u16(), 401);
+    assert_eq!(api_post(&app, &follow, "/api/rel/block/nobody").await.status().as_u16(), 404);
+    assert_eq!(api_post(&app, &follow, "/api/rel/block/alice").await.status().as_u16(), 400);
+    let r = api_post(&app, &follow, "/api/rel/block/bob").await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.json::<Value>().await.unwrap(), json!({"ok": true}));
+    assert!(alice.html("/account/blocks").await.contains(r#"data-name="bob""#));
+    assert!(alice.html("/@/bob").await.contains("Unblock bob"));
+    assert_eq!(api_post(&app, &follow, "/api/rel/unblock/bob").await.status().as_u16(), 200);
+    assert!(alice.html("/account/blocks").await.contains("You block nobody."));
+}

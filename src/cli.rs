@@ -56,7 +56,7 @@ pub struct CreateTokenArgs {
     pub username: String,
     /// What the token is for.
     pub name: String,
-    /// Scopes, comma separated (board:play, challenge:read, challenge:write).
+    /// Scopes, comma separated (board:play, challenge:read, challenge:write, follow:write).
     #[arg(long, default_value = "board:play,challenge:read,challenge:write")]
     pub scopes: String,
 }

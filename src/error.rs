@@ -29,6 +29,9 @@ pub enum PageError {
     /// The form's CSRF token is missing or wrong.
     #[error("the form's security token is missing or out of date")]
     Csrf,
+    /// The signed-in account lacks the role the page needs (the `/mod` pages).
+    #[error("forbidden")]
+    Forbidden,
     /// The request came from another site.
     #[error("cross-origin request refused")]
     CrossOrigin,
@@ -61,6 +64,9 @@ impl PageError {
                  or cookies are blocked). Go back, reload the page and send the form again."
                     .into(),
             ),
+            PageError::Forbidden => {
+                ("Not allowed", "This page is for moderators. Your account does not have that role.".into())
+            }
             PageError::CrossOrigin => (
                 "Request refused",
                 "This request came from another site, so it was refused. Use the forms of this site.".into(),
@@ -92,7 +98,7 @@ impl ResponseError for PageError {
             PageError::NotFound => StatusCode::NOT_FOUND,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
             PageError::Conflict(_) => StatusCode::CONFLICT,
-            PageError::Csrf | PageError::CrossOrigin => StatusCode::FORBIDDEN,
+            PageError::Csrf | PageError::Forbidden | PageError::CrossOrigin => StatusCode::FORBIDDEN,
             PageError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             PageError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             PageError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

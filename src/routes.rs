@@ -16,7 +16,6 @@ use crate::{api, assets, auth, bots, game, lobby, metrics, pages, startup};
 macro_rules! table {
     ($( $method:ident $path:literal => $handler:path ),* $(,)?) => {
         /// The routes of this table, in order: (method, path).
-        #[cfg(test)]
         pub(crate) const TABLE: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
 
         /// Registers the routes of this table, in order.
@@ -61,6 +60,9 @@ mod under_api {
         get "/user/{username}" => api::users::user,
         get "/games/user/{username}" => api::users::games,
         get "/stream/event" => api::events::stream,
+        // Blocks (lichess's relations API).
+        post "/rel/block/{username}" => api::rel::block,
+        post "/rel/unblock/{username}" => api::rel::unblock,
     }
 }
 
@@ -82,6 +84,7 @@ mod site {
         get "/account/tokens" => pages::tokens::list,
         post "/account/tokens" => pages::tokens::create,
         post "/account/tokens/{id}/revoke" => pages::tokens::revoke,
+        get "/account/blocks" => pages::moderation::blocks_list,
         // Pages.
         get "/" => pages::home,
         get "/variant/{id}" => pages::variant_rules,
@@ -91,6 +94,21 @@ mod site {
         get "/player/{variant}" => pages::profile::leaderboard,
         // Challenges.
         post "/@/{username}/challenge" => pages::challenge::create,
+        // Reports and blocks (a player's), then the moderators' pages: every `/mod` route takes
+        // `auth::roles::Moderator` or `Admin` (the test `every_mod_route_is_guarded` of
+        // tests/api/mod_pages.rs asks each of `MOD_ROUTES`).
+        post "/@/{username}/report" => pages::moderation::report,
+        post "/@/{username}/block" => pages::moderation::block,
+        post "/@/{username}/unblock" => pages::moderation::unblock,
+        get "/mod" => pages::moderation::queue,
+        get "/mod/search" => pages::moderation::search,
+        get "/mod/log" => pages::moderation::mod_log,
+        get "/mod/@/{username}" => pages::moderation::user,
+        post "/mod/@/{username}/timeout" => pages::moderation::timeout,
+        post "/mod/@/{username}/shadow-mute" => pages::moderation::shadow_mute,
+        post "/mod/@/{username}/lift" => pages::moderation::lift,
+        post "/mod/@/{username}/dismiss" => pages::moderation::dismiss,
+        post "/mod/@/{username}/role" => pages::moderation::set_role,
         post "/challenge/open" => pages::challenge::create_open,
         get "/challenge/{id}" => pages::challenge::show,
         post "/challenge/{id}/accept" => pages::challenge::accept,
@@ -110,6 +128,19 @@ mod site {
         get "/{id:[0-9A-Za-z]{8}}" => game::http::page,
         get "/{id:[0-9A-Za-z]{12}}" => game::http::player_page,
     }
+}
+
+/// The routes under `/mod` (method, path), read from the table: the integration tests ask each
+/// of them as a guest, a player and without a CSRF token, so that no mod route slips in
+/// unguarded.
+pub fn mod_routes() -> Vec<(&'static str, String)> {
+    all_routes().into_iter().filter(|(_, p)| p == "/mod" || p.starts_with("/mod/")).collect()
+}
+
+/// Every route of the tables (method, full path), the API's with their `/api` prefix.
+pub fn all_routes() -> Vec<(&'static str, String)> {
+    let api = under_api::TABLE.iter().map(|(m, p)| (*m, format!("/api{p}")));
+    api.chain(site::TABLE.iter().map(|(m, p)| (*m, (*p).to_string()))).collect()
 }
 
 /// Registers every route: the static files, the API, then the site (its catch-alls last).

@@ -14,10 +14,11 @@ use crate::game::model::hex;
 use crate::startup::AppState;
 
 /// The scopes a token can have, with what they allow.
-pub const SCOPES: [(&str, &str); 3] = [
+pub const SCOPES: [(&str, &str); 4] = [
     ("board:play", "Play games with the board API, seek opponents"),
     ("challenge:read", "Read incoming challenges and the event stream"),
     ("challenge:write", "Send, accept, decline and cancel challenges"),
+    ("follow:write", "Block and unblock players"),
 ];
 
 /// Prefix of every token, so leaked ones are easy to recognise.
@@ -192,7 +193,9 @@ scopes! {
     ChallengeAnswer = ["challenge:write", "board:play"];
     /// `challenge:read` or `challenge:write`: listing challenges.
     ChallengeRead = ["challenge:read", "challenge:write"];
-    /// Any of the three scopes: the event stream.
+    /// `follow:write`: blocking and unblocking players.
+    FollowWrite = ["follow:write"];
+    /// Any of the three game scopes: the event stream.
     EventStream = ["challenge:read", "board:play", "challenge:write"];
 }
 

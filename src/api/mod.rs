@@ -7,6 +7,7 @@ pub mod challenge;
 pub mod events;
 pub mod lichess;
 pub mod local;
+pub mod rel;
 pub mod seek;
 pub mod users;
 

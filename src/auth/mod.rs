@@ -4,6 +4,7 @@ pub mod csrf;
 pub mod handlers;
 pub mod password;
 pub mod rate_limit;
+pub mod roles;
 
 use actix_session::Session;
 use anyhow::Context;

@@ -322,6 +322,10 @@ pub struct GamePage {
     pub rematch: Option<String>,
     /// The page's title: "White vs Black in Variant".
     pub title: String,
+    /// The accounts of the game a signed-in viewer may report from it (every account but theirs).
+    pub reportable: Vec<String>,
+    /// The reasons of the report form: (key, label).
+    pub report_reasons: Vec<(&'static str, &'static str)>,
 }
 
 /// The site's name, as the page titles end.
@@ -412,6 +416,16 @@ async fn render_game(
         .into_iter()
         .map(|l| ChatView { author: l.author, text: l.text })
         .collect();
+    let reportable = match identity.user.as_ref() {
+        Some(viewer) => live
+            .seats
+            .iter()
+            .flatten()
+            .filter(|s| s.user_id.is_some_and(|u| u != viewer.id))
+            .map(|s| s.name.clone())
+            .collect(),
+        None => Vec::new(),
+    };
     let (seed, salt) = live.revealed_seed();
     let time = live.clock.map_or_else(|| "Unlimited".to_string(), |c| c.show());
     let page = GamePage {
@@ -438,6 +452,8 @@ async fn render_game(
         chat,
         rematch: live.rematch_id.clone(),
         title: game_title(&seat_name(Color::White), &seat_name(Color::Black), live.info.name),
+        reportable,
+        report_reasons: crate::moderation::reports::ReportReason::ALL.iter().map(|r| (r.as_str(), r.label())).collect(),
     };
     render(&page)
 }

@@ -12,6 +12,7 @@ pub mod analysis;
 pub mod blocks;
 pub mod closure;
 pub mod log;
+pub mod lookup;
 pub mod marks;
 pub mod playban;
 pub mod reports;

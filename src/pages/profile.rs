@@ -103,7 +103,7 @@ pub struct GameLine {
     pub date: String,
 }
 
-fn game_line(g: UserGameRow) -> GameLine {
+pub(crate) fn game_line(g: UserGameRow) -> GameLine {
     let status = Status::from_id(g.status);
     let (result, outcome) = match status {
         Some(s) if s.is_live() => ("Playing", "none"),
@@ -179,6 +179,10 @@ pub struct ProfilePage {
     pub challenge_error: Option<String>,
     /// The viewer's running game, when that is what refused the challenge.
     pub busy_game: Option<String>,
+    /// The viewer blocks this account (the block button says "Unblock").
+    pub blocking: bool,
+    /// The reasons of the report form: (key, label).
+    pub report_reasons: Vec<(&'static str, &'static str)>,
 }
 
 /// The profile's query string.
@@ -254,6 +258,10 @@ pub async fn profile_page(
         .collect();
     let ctx = PageCtx::reading(session)?;
     let own = ctx.user.as_ref().is_some_and(|u| u.id == user.id);
+    let blocking = match &ctx.user {
+        Some(viewer) if !own => crate::moderation::blocks::blocks(&state.pool, viewer.id, user.id).await?,
+        _ => false,
+    };
     Ok(ProfilePage {
         ctx,
         own,
@@ -273,6 +281,8 @@ pub async fn profile_page(
         pages,
         challenge_error: None,
         busy_game: None,
+        blocking,
+        report_reasons: crate::moderation::reports::ReportReason::ALL.iter().map(|r| (r.as_str(), r.label())).collect(),
     })
 }
 

@@ -94,6 +94,8 @@ pub struct CreateForm {
     challenge_read: Option<String>,
     #[serde(default, rename = "challenge:write")]
     challenge_write: Option<String>,
+    #[serde(default, rename = "follow:write")]
+    follow_write: Option<String>,
 }
 
 crate::csrf_field!(CreateForm);
@@ -115,6 +117,7 @@ pub(crate) async fn create(
         ("board:play", &form.board_play),
         ("challenge:read", &form.challenge_read),
         ("challenge:write", &form.challenge_write),
+        ("follow:write", &form.follow_write),
     ]
     .into_iter()
     .filter(|(_, v)| v.is_some())

@@ -110,6 +110,18 @@ impl Site {
             Page::new("challenge to the player", challenge, done),
             Page::new("API tokens", "/account/tokens", "document.querySelector('tr.token')"),
             Page::new("change password", "/account/password", done),
+            Page::new("blocked players", "/account/blocks", done),
+        ]
+    }
+
+    /// The moderators' pages (the signed-in player is made a moderator for them).
+    pub fn mod_pages() -> Vec<Page> {
+        let done = "document.readyState === 'complete'";
+        vec![
+            Page::new("report queue", "/mod", done),
+            Page::new("mod search", "/mod/search?q=b", "document.getElementById('results')"),
+            Page::new("mod view", "/mod/@/bob", done),
+            Page::new("mod log", "/mod/log", done),
         ]
     }
 }

@@ -90,6 +90,11 @@ async fn every_page_kind_on(screen: Screen, name: &str) {
     assert_eq!(b.js("return cgStyle.overflow();").await, json!([]), "the new token on a {screen}");
     let (mut pages, _opponent) = with_own_game(&b, &site, site.pages()).await;
     pages.extend(Site::account_pages(&challenge));
+    let why = chessgold::moderation::Reason::parse("the page walk").expect("a reason");
+    chessgold::moderation::roles::set_role(&site.app.db_pool, None, name, chessgold::domain::Role::Moderator, &why)
+        .await
+        .expect("the walker moderates");
+    pages.extend(Site::mod_pages());
     walk(&b, screen, &pages, Visitor::SignedIn, &mut findings).await;
 
     let Findings { violations, axe_runs } = findings;

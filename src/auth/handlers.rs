@@ -14,10 +14,22 @@ use crate::error::PageError;
 use crate::pages::{LoginPage, PageCtx, PasswordPage, SignupPage, render, render_status};
 use crate::startup::{AppState, client_ip};
 
-/// Where to go after logging in: a local path only, never another site.
+/// Where to go after logging in: a path of this site, never another site; anything else is `/`.
+///
+/// A path is one `/` followed by anything but a second `/` or `\`, written in printable ASCII
+/// alone (percent-escapes stay escapes). Browsers drop tabs and line breaks from an address
+/// and read `\` as `/`, so `/<tab>/evil.example` or `/\evil.example` would name another host;
+/// a line break would also break the `Location` header.
 fn safe_next(next: Option<&str>) -> String {
+    let local = |n: &str| {
+        let mut chars = n.chars();
+        n.len() <= 512
+            && chars.next() == Some('/')
+            && !matches!(chars.next(), Some('/' | '\\'))
+            && n.chars().all(|c| c.is_ascii_graphic() && c != '\\')
+    };
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') && n.len() <= 512 => n.to_string(),
+        Some(n) if local(n) => n.to_string(),
         _ => "/".to_string(),
     }
 }
@@ -235,10 +247,40 @@ mod tests {
 
     #[test]
     fn next_is_a_local_path() {
-        assert_eq!(safe_next(Some("/variant/standard")), "/variant/standard");
-        assert_eq!(safe_next(Some("//evil.example")), "/");
-        assert_eq!(safe_next(Some("https://evil.example")), "/");
-        assert_eq!(safe_next(Some("/\\evil")), "/");
+        for local in ["/", "/variant/standard", "/@/bob?page=2", "/game/new#friend", "/%09/evil.example", "/%2F%2Fevil"]
+        {
+            assert_eq!(safe_next(Some(local)), local, "{local:?} is a path of this site");
+        }
         assert_eq!(safe_next(None), "/");
+    }
+
+    /// The known ways to make a "local" path name another site, or break the header.
+    #[test]
+    fn no_known_bypass_leaves_the_site() {
+        let bypasses = [
+            "//evil.example",
+            "///evil.example",
+            "https://evil.example",
+            "http:/evil.example",
+            "javascript:alert(1)",
+            "evil.example",
+            "",
+            "/\\evil.example",
+            "\\\\evil.example",
+            "/\t/evil.example",
+            "\t//evil.example",
+            "/\n/evil.example",
+            "/\r/evil.example",
+            "/\r\nSet-Cookie: a=b",
+            "/ /evil.example",
+            " //evil.example",
+            "/\u{0}/evil.example",
+            "/\u{3000}/evil.example",
+            "/\u{ff0f}evil.example",
+        ];
+        for bypass in bypasses {
+            assert_eq!(safe_next(Some(bypass)), "/", "{bypass:?}");
+        }
+        assert_eq!(safe_next(Some(&format!("/{}", "a".repeat(600)))), "/", "over long");
     }
 }

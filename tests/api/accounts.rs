@@ -267,3 +267,19 @@ async fn a_restart_without_a_configured_key_keeps_players_signed_in_and_seated()
     assert_ne!(guest.socket(&game, None).await.until("full").await["d"]["you"], "white", "nor the guest");
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+/// A signed-in player sent to `/login?next=...` goes on at once: never to another site, with a
+/// tab or a line break hidden in the path (browsers drop them), and never to a 500.
+#[tokio::test]
+async fn a_signed_in_log_in_link_never_leads_off_site() {
+    let app = spawn_app().await;
+    app.post_signup("nextsigned", "password1").await;
+    assert_eq!(location(&app.get("/login?next=/variant/standard").await), "/variant/standard");
+    for bypass in
+        ["/%09/evil.example", "/%0a/evil.example", "/%0d%0a/evil.example", "/%5Cevil.example", "%2F%2Fevil.example"]
+    {
+        let resp = app.get(&format!("/login?next={bypass}")).await;
+        assert_eq!(resp.status().as_u16(), 303, "{bypass}");
+        assert_eq!(location(&resp), "/", "{bypass}");
+    }
+}

@@ -39,6 +39,8 @@ use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use anyhow::Context;
 use sha2::{Digest, Sha256};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
 
 use crate::compress::{self, Coding, Effort};
 use crate::error::PageError;
@@ -276,6 +278,8 @@ pub struct Assets {
     bundles: HashMap<String, String>,
     /// `<script type="importmap">` of every file.
     import_map: String,
+    /// The import map's script hash for the Content-Security-Policy.
+    import_map_hash: String,
     /// `Cache-Control` of the plain names.
     short_cache: HeaderValue,
 }
@@ -592,6 +596,7 @@ impl Assets {
             .context("writing the import map")?
             .replace('<', "\\u003c");
         let import_map = format!(r#"<script type="importmap">{json}</script>"#);
+        let import_map_hash = format!("'sha256-{}'", B64.encode(Sha256::digest(json.as_bytes())));
         let short_cache = HeaderValue::from_str(&format!("public, max-age={max_age_secs}"))
             .context("the static files' cache header")?;
         tracing::info!(
@@ -600,7 +605,7 @@ impl Assets {
             ms = started.elapsed().as_millis(),
             "static files loaded"
         );
-        Ok(Assets { files, bundles, import_map, short_cache })
+        Ok(Assets { files, bundles, import_map, import_map_hash, short_cache })
     }
 
     /// The URL of a static file (`css/site.css`): its hashed name, or the plain one for a path
@@ -615,6 +620,12 @@ impl Assets {
     /// The page's import map (a `<script>` element), for the head of every page.
     pub fn import_map(&self) -> &str {
         &self.import_map
+    }
+
+    /// The import map's hash as a Content-Security-Policy source (`'sha256-…'`): the one inline
+    /// script the pages have ([`crate::middleware::SecurityHeaders`]).
+    pub fn import_map_hash(&self) -> &str {
+        &self.import_map_hash
     }
 
     /// The modules `entry` imports, directly or not, each once, nearest first.

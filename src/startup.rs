@@ -237,6 +237,7 @@ fn run(
 ) -> anyhow::Result<Server> {
     let app_settings = settings.application.clone();
     let secure = app_settings.secure_cookies;
+    let security = web::Data::new(middleware::SecurityHeaders::new(assets.import_map_hash(), secure)?);
     let server = HttpServer::new(move || {
         let session = SessionMiddleware::builder(store.clone(), key.clone())
             .cookie_name(SESSION_COOKIE.to_string())
@@ -253,6 +254,7 @@ fn run(
         App::new()
             .app_data(state.clone())
             .app_data(assets.clone())
+            .app_data(security.clone())
             .app_data(web::FormConfig::default().limit(16 * 1024).error_handler(|err, _req| match err {
                 actix_web::error::UrlencodedError::Overflow { .. } => PageError::TooLarge.into(),
                 other => PageError::BadRequest(other.to_string()).into(),
@@ -268,6 +270,8 @@ fn run(
             .wrap(from_fn(middleware::request_id_header))
             .wrap(from_fn(assets::scope))
             .wrap(from_fn(compress::compress))
+            // Outside the static files' scope, so they carry the headers too.
+            .wrap(from_fn(middleware::security_headers))
             .wrap(TracingLogger::<telemetry::RequestSpan>::new())
             .configure(crate::routes::configure)
             .default_service(web::to(not_found))

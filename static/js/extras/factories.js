@@ -53,7 +53,7 @@ export const factories = {
             objects.push({
               square,
               className: `factory ${f.running ? "running" : "stopped"}${empty ? " empty" : ""}`,
-              html: `<span class="factory-frame"></span><span class="factory-badge" data-piece="${f.piece}"><span class="factory-piece" style="background-image:url('${pieceUrl(kind, owner)}')"></span><span class="factory-light"></span></span>`,
+              html: `<span class="factory-frame"></span><span class="factory-badge" data-piece="${f.piece}"><span class="factory-piece"></span><span class="factory-light"></span></span>`,
               title: `${name} factory (${f.squares.join(", ")}): ${f.running ? `running \u2014 ${plural(name)} move as in chess` : `stopped \u2014 ${plural(name)} move like pawns`}${empty ? "; this square is empty" : ""}`,
             });
           }
@@ -63,6 +63,8 @@ export const factories = {
           const f = state.factories.find((x) => x.squares.includes(el.dataset.square));
           el.dataset.piece = f.piece;
           el.dataset.running = String(f.running);
+          // Set through the DOM, not a style attribute: the site's CSP allows no inline styles.
+          el.querySelector(".factory-piece").style.backgroundImage = `url('${pieceUrl(kindOf(roles, f.piece), owner)}')`;
         }
 
         const list = panel.querySelector(".cg-factory-list");

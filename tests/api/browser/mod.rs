@@ -69,6 +69,22 @@ impl Drop for Driver {
     }
 }
 
+/// Makes every page the browser opens record the Content-Security-Policy violations it reports
+/// (`securitypolicyviolation` events, from before the page's first script) in
+/// `window.__cspViolations`, through chromedriver's DevTools command endpoint.
+async fn watch_csp(driver: &Driver) {
+    const WATCH: &str = "window.__cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => \
+        window.__cspViolations.push(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`));";
+    let session = driver.session.as_deref().expect("a WebDriver session");
+    let answer = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{}/session/{session}/goog/cdp/execute", driver.port))
+        .json(&json!({"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": WATCH}}))
+        .send()
+        .await
+        .expect("chromedriver answers");
+    assert!(answer.status().is_success(), "chromedriver refused the CSP watch: {}", answer.text().await.unwrap_or_default());
+}
+
 /// `DELETE /session/{id}` without an async runtime (this runs in `drop`).
 fn end_session(port: u16, session: &str) {
     use std::io::{Read, Write};
@@ -203,6 +219,7 @@ impl Browser {
             match ClientBuilder::new(connector).capabilities(capabilities.clone()).connect(&webdriver).await {
                 Ok(client) => {
                     driver.session = client.session_id().await.ok().flatten();
+                    watch_csp(&driver).await;
                     return Browser { client, base: app.address.clone(), _driver: driver };
                 }
                 Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(150)).await,
@@ -213,6 +230,7 @@ impl Browser {
 
     /// Opens a path of the app and waits until the board has drawn its first state.
     async fn open(&self, path: &str) {
+        self.assert_no_csp_violation().await;
         self.client.goto(&format!("{}{path}", self.base)).await.expect("page opens");
         self.wait_for("the board shows a state", "document.querySelector('#board-app .cg-board .piece') !== null")
             .await;
@@ -385,7 +403,16 @@ async fn session() -> (TestApp, Browser, tokio::sync::SemaphorePermit<'static>) 
 impl Browser {
     /// Opens a path of the app without waiting for anything.
     async fn goto(&self, path: &str) {
+        self.assert_no_csp_violation().await;
         self.client.goto(&format!("{}{path}", self.base)).await.expect("page opens");
+    }
+
+    /// Fails if the page shown broke the site's Content-Security-Policy since it opened
+    /// ([`watch_csp`]); every test checks it before leaving a page.
+    async fn assert_no_csp_violation(&self) {
+        let seen = self.js("return window.__cspViolations || [];").await;
+        let url = self.client.current_url().await.map(|u| u.to_string()).unwrap_or_default();
+        assert_eq!(seen, json!([]), "{url} broke the Content-Security-Policy");
     }
 
     /// Waits until the live board has drawn a state with `ply` actions.

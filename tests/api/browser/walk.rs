@@ -51,6 +51,9 @@ async fn walk(b: &Browser, screen: Screen, pages: &[Page], visitor: Visitor, fin
             if visitor == Visitor::SignedIn {
                 check_signed_in_header(b, &label).await;
             }
+            // The page ran under the site's Content-Security-Policy: nothing it loads or draws
+            // was blocked.
+            b.assert_no_csp_violation().await;
         }
     }
 }

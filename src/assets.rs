@@ -38,9 +38,9 @@ use actix_web::middleware::Next;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use anyhow::Context;
-use sha2::{Digest, Sha256};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
+use sha2::{Digest, Sha256};
 
 use crate::compress::{self, Coding, Effort};
 use crate::error::PageError;

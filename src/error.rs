@@ -79,11 +79,19 @@ impl PageError {
                     seconds_text(*retry_after)
                 ),
             ),
-            PageError::Internal(_) => (
-                "Something went wrong",
-                "The server failed to answer this request. It has been logged; please try again in a moment.".into(),
-            ),
+            PageError::Internal(_) => ("Something went wrong", failure_sentence()),
         }
+    }
+}
+
+/// What a 500 says, page or API: that something failed and under which request id it is in the
+/// log (the response's `x-request-id`), never what failed.
+fn failure_sentence() -> String {
+    match crate::middleware::current_request_id() {
+        Some(id) if !id.is_empty() => format!(
+            "The server failed to answer this request. It is in the log as request {id}; please try again in a moment."
+        ),
+        _ => "The server failed to answer this request. It has been logged; please try again in a moment.".into(),
     }
 }
 
@@ -228,14 +236,23 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         if self.status.is_server_error() {
-            tracing::error!(error = %self.message, "api request failed");
+            tracing::error!(error = %self.message, code = self.code, "api request failed");
         }
+        // A 500's own text is for the log: the answer only says that it failed, and where in the
+        // log to look.
+        let failure;
+        let message = if self.status == StatusCode::INTERNAL_SERVER_ERROR {
+            failure = failure_sentence();
+            &failure
+        } else {
+            &self.message
+        };
         let mut resp = HttpResponse::build(self.status);
         if let Some(wait) = self.retry_after {
             resp.insert_header((header::RETRY_AFTER, wait.to_string()));
         }
         resp.json(ApiErrorBody {
-            error: &self.message,
+            error: message,
             code: self.code,
             index: self.index,
             game: self.game.as_ref().map(GameId::as_str),

@@ -82,19 +82,106 @@ pub async fn check_origin(
     next.call(req).await.map(ServiceResponse::map_into_left_body)
 }
 
-/// Middleware: echoes the request id that tracing-actix-web gave the request as `x-request-id`.
+tokio::task_local! {
+    static REQUEST_ID: String;
+}
+
+/// The id of the request being answered (the `x-request-id` of its response, on its log span),
+/// for the error answers that name it ([`crate::error`]). `None` outside a request.
+pub fn current_request_id() -> Option<String> {
+    REQUEST_ID.try_with(Clone::clone).ok()
+}
+
+/// Middleware: echoes the request id that tracing-actix-web gave the request as `x-request-id`,
+/// and makes it [`current_request_id`] while the request is handled.
 pub async fn request_id_header(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = req.extensions().get::<RequestId>().copied();
-    let mut res = next.call(req).await?;
+    let text = id.map(|i| i.to_string()).unwrap_or_default();
+    let mut res = REQUEST_ID.scope(text, next.call(req)).await?;
     if let Some(id) = id
         && let Ok(value) = HeaderValue::from_str(&id.to_string())
     {
         res.headers_mut().insert(HeaderName::from_static("x-request-id"), value);
     }
     Ok(res)
+}
+
+/// The largest body [`refuse_nul`] reads to look for NUL characters; larger bodies are refused
+/// (413): no route takes more.
+pub const MAX_CHECKED_BODY: usize = 1024 * 1024;
+
+/// Whether a percent-encoded text (a path, a query, a form body) holds a NUL character, raw or
+/// as `%00`.
+fn encoded_nul(text: &[u8]) -> bool {
+    text.contains(&0) || text.windows(3).any(|w| w[0] == b'%' && w[1] == b'0' && w[2] == b'0')
+}
+
+/// Whether a JSON text holds a NUL character: raw, or the escape `\u0000` (not a backslash
+/// escaped before `u0000`).
+fn json_nul(text: &[u8]) -> bool {
+    if text.contains(&0) {
+        return true;
+    }
+    let mut backslashes = 0usize;
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\\' {
+            backslashes += 1;
+            continue;
+        }
+        if b == b'u' && backslashes % 2 == 1 && text.get(i + 1..i + 5) == Some(&b"0000"[..]) {
+            return true;
+        }
+        backslashes = 0;
+    }
+    false
+}
+
+/// Middleware: refuses with 400 and a sentence any request whose path, query or form or JSON
+/// body holds a NUL character. No text the site stores may hold one (PostgreSQL refuses it), and
+/// refusing it here keeps every handler from meeting it.
+pub async fn refuse_nul(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let refuse = |req: ServiceRequest, status: actix_web::http::StatusCode, why: &'static str| {
+        let resp = if req.path().starts_with("/api/") {
+            req.error_response(ApiError::new(status, "bad_text", why))
+        } else if status == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
+            req.error_response(PageError::TooLarge)
+        } else {
+            req.error_response(PageError::BadRequest(why.to_string()))
+        };
+        Ok(resp.map_into_right_body())
+    };
+    const NUL: &str = "text may not contain the NUL character";
+    let uri = req.uri();
+    let in_address = encoded_nul(uri.path().as_bytes()) || uri.query().is_some_and(|q| encoded_nul(q.as_bytes()));
+    if in_address {
+        return refuse(req, actix_web::http::StatusCode::BAD_REQUEST, NUL);
+    }
+    let kind = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let form = kind.starts_with("application/x-www-form-urlencoded");
+    let json = kind.starts_with("application/json");
+    if form || json {
+        let mut body = web::BytesMut::new();
+        let mut payload = req.take_payload();
+        while let Some(chunk) = futures_util::StreamExt::next(&mut payload).await {
+            body.extend_from_slice(&chunk?);
+            if body.len() > MAX_CHECKED_BODY {
+                return refuse(req, actix_web::http::StatusCode::PAYLOAD_TOO_LARGE, "the request is too large");
+            }
+        }
+        if (form && encoded_nul(&body)) || (json && json_nul(&body)) {
+            return refuse(req, actix_web::http::StatusCode::BAD_REQUEST, NUL);
+        }
+        let body = body.freeze();
+        let replay = futures_util::stream::once(async move { Ok::<_, actix_web::error::PayloadError>(body) });
+        req.set_payload(actix_web::dev::Payload::Stream { payload: Box::pin(replay) });
+    }
+    next.call(req).await.map(ServiceResponse::map_into_left_body)
 }
 
 /// The security headers every response carries (issue 16, item 9):
@@ -121,7 +208,8 @@ impl SecurityHeaders {
     /// # Errors
     /// The hash is not valid header text.
     pub fn new(import_map_hash: &str, https: bool) -> anyhow::Result<SecurityHeaders> {
-        let script = if import_map_hash.is_empty() { "'self'".to_string() } else { format!("'self' {import_map_hash}") };
+        let script =
+            if import_map_hash.is_empty() { "'self'".to_string() } else { format!("'self' {import_map_hash}") };
         let csp = format!(
             "default-src 'self'; script-src {script}; style-src 'self'; img-src 'self' data:; font-src 'self'; \
              connect-src 'self'; media-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
@@ -168,7 +256,18 @@ pub async fn security_headers(
 
 #[cfg(test)]
 mod tests {
-    use super::origin_of;
+    use super::{encoded_nul, json_nul, origin_of};
+
+    #[test]
+    fn nul_characters_are_found_raw_and_encoded() {
+        assert!(encoded_nul(b"name=a%00b"));
+        assert!(encoded_nul(b"a\0b"));
+        assert!(!encoded_nul(b"name=a%2500b&x=%0a"));
+        assert!(json_nul(br#"{"a":"x\u0000"}"#));
+        assert!(json_nul(br#"{"a":"\\\u0000"}"#));
+        assert!(!json_nul(br#"{"a":"\\u0000"}"#));
+        assert!(!json_nul(br#"{"a":"u0000"}"#));
+    }
 
     #[test]
     fn origins_are_scheme_and_host() {

@@ -263,6 +263,7 @@ fn run(
                 web::QueryConfig::default().error_handler(|err, _req| PageError::BadRequest(err.to_string()).into()),
             )
             .wrap(from_fn(middleware::check_origin))
+            .wrap(from_fn(middleware::refuse_nul))
             // Inside the session: error pages get the signed-in header.
             .wrap(from_fn(crate::error::page_context))
             .wrap(session)

@@ -2,7 +2,7 @@
 //! with their session's token) on every 4xx page, whoever raised it: a handler, an extractor, the
 //! default 404 service, the origin check. The API's errors stay JSON.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, scrape_csrf, spawn_app};
 
@@ -102,4 +102,83 @@ async fn api_errors_stay_json_for_a_signed_in_player() {
         assert_eq!(body["code"], code, "{path}");
         assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()), "{path}: {body}");
     }
+}
+
+#[tokio::test]
+async fn text_with_a_nul_character_is_refused_with_a_sentence_and_changes_nothing() {
+    let app = spawn_app().await;
+    let token = app.csrf_token("/signup").await;
+    let signup = app
+        .post_form("/signup", &[("csrf_token", token.as_str()), ("username", "ali\0ce"), ("password", "password123")])
+        .await;
+    assert_eq!(signup.status().as_u16(), 400, "a name with NUL");
+    let page = signup.text().await.unwrap();
+    assert!(page.contains("NUL character"), "the page says why: {page}");
+    assert_eq!(app.user_count().await, 0);
+
+    let token = signed_in(&app, "alice").await;
+    let made = app
+        .post_form(
+            "/account/tokens",
+            &[("csrf_token", token.as_str()), ("description", "my\0board"), ("board:play", "on")],
+        )
+        .await;
+    assert_eq!(made.status().as_u16(), 400, "a token description with NUL");
+    let tokens: i64 = sqlx::query_scalar("SELECT count(*) FROM api_tokens").fetch_one(&app.db_pool).await.unwrap();
+    assert_eq!(tokens, 0, "no token was made");
+    let login = app.new_browser();
+    let login_token = login.csrf_token("/login").await;
+    let answer = login
+        .post_form(
+            "/login",
+            &[("csrf_token", login_token.as_str()), ("username", "alice\0"), ("password", "password123")],
+        )
+        .await;
+    assert_eq!(answer.status().as_u16(), 400, "a log-in name with NUL");
+
+    for (what, resp) in [
+        ("a path", app.get("/api/user/ali%00ce").await),
+        ("a query", app.get("/api/games/user/alice?since=%00").await),
+        (
+            "a JSON body",
+            app.client.post(app.url("/api/local")).json(&json!({"variant": "standard\u{0}"})).send().await.unwrap(),
+        ),
+    ] {
+        assert_eq!(resp.status().as_u16(), 400, "{what}");
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(body["code"], "bad_text", "{what}: {body}");
+        assert!(body["error"].as_str().unwrap_or("").contains("NUL character"), "{what}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn a_server_failure_says_only_that_it_failed_and_names_its_request_id() {
+    let app = spawn_app().await;
+    let token = signed_in(&app, "alice").await;
+    let made = app
+        .post_form("/account/tokens", &[("csrf_token", token.as_str()), ("description", "mine"), ("board:play", "on")])
+        .await;
+    assert_eq!(made.status().as_u16(), 200, "a token");
+    let page = made.text().await.unwrap();
+    let at = page.find(r#"<code class="token-value">"#).expect("the new token shown")
+        + r#"<code class="token-value">"#.len();
+    let bearer = format!("Bearer {}", &page[at..at + page[at..].find('<').unwrap_or(0)]);
+    // The database loses a table the requests need: a real failure inside the server.
+    sqlx::query("ALTER TABLE api_tokens RENAME TO api_tokens_gone").execute(&app.db_pool).await.unwrap();
+
+    let page = app.get("/account/tokens").await;
+    assert_eq!(page.status().as_u16(), 500);
+    let id = page.headers()["x-request-id"].to_str().unwrap().to_string();
+    let html = page.text().await.unwrap();
+    assert!(html.contains(&format!("request {id}")), "the page names its request id {id}");
+    assert!(!html.contains("api_tokens") && !html.contains("relation"), "the page leaks the failure:\n{html}");
+
+    let api =
+        app.new_browser().client.get(app.url("/api/account")).header("Authorization", &bearer).send().await.unwrap();
+    assert_eq!(api.status().as_u16(), 500);
+    let id = api.headers()["x-request-id"].to_str().unwrap().to_string();
+    let body: Value = api.json().await.unwrap();
+    let error = body["error"].as_str().unwrap_or("");
+    assert!(error.contains(&format!("request {id}")), "the answer names its request id: {body}");
+    assert!(!error.contains("api_tokens") && !error.contains("relation"), "the answer leaks the failure: {body}");
 }

@@ -82,7 +82,11 @@ async fn watch_csp(driver: &Driver) {
         .send()
         .await
         .expect("chromedriver answers");
-    assert!(answer.status().is_success(), "chromedriver refused the CSP watch: {}", answer.text().await.unwrap_or_default());
+    assert!(
+        answer.status().is_success(),
+        "chromedriver refused the CSP watch: {}",
+        answer.text().await.unwrap_or_default()
+    );
 }
 
 /// `DELETE /session/{id}` without an async runtime (this runs in `drop`).

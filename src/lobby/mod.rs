@@ -349,23 +349,58 @@ pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameI
     for (a, b) in pairs {
         let (Some(pa), Some(pb)) = (entry_player(&a), entry_player(&b)) else { continue };
         let Ok(Some(clock)) = TimeControl::parse_offer(&a.pool.time) else { continue };
+        // A player who started a clocked game elsewhere since joining (a challenge, a friend's
+        // game, another instance's pairing) cannot start this one: their place goes, and the
+        // other player waits on with the place they had.
+        let (a_busy, b_busy) = (
+            store::busy(&ctx.pool, std::slice::from_ref(&pa)).await?,
+            store::busy(&ctx.pool, std::slice::from_ref(&pb)).await?,
+        );
+        if a_busy.is_some() || b_busy.is_some() {
+            requeue(ctx, [(a, a_busy.is_none()), (b, b_busy.is_none())]).await;
+            continue;
+        }
         let request = CreateGame {
             variant: a.pool.variant.clone(),
             clock: Some(clock),
             rated: a.pool.rated,
-            creator: pa,
+            creator: pa.clone(),
             creator_color: random_color()?,
-            opponent: Some(pb),
+            opponent: Some(pb.clone()),
         };
         match start_game(ctx, request, vec![a.conn.clone(), b.conn.clone()]).await {
             Ok(id) => {
                 tracing::info!(game.id = %id, pool = ?a.pool, "pool pairing");
                 games.push(id);
             }
-            Err(e) => tracing::warn!(error = ?e, "a pool pairing could not start its game"),
+            // Became busy in between: as above.
+            Err(CreateError::Busy(busy)) => {
+                let a_free = busy.player != pa;
+                let b_free = busy.player != pb;
+                requeue(ctx, [(a, a_free), (b, b_free)]).await;
+            }
+            // Nobody is dropped for the server's failure: both wait for the next pass.
+            Err(e) => {
+                tracing::warn!(error = ?e, "a pool pairing could not start its game");
+                requeue(ctx, [(a, true), (b, true)]).await;
+            }
         }
     }
     Ok(games)
+}
+
+/// Puts back in their pool, with their place (their joining time), the entries of a pairing that
+/// did not start whose flag is true.
+async fn requeue(ctx: &LobbyCtx, entries: [(PoolEntry, bool); 2]) {
+    for (entry, back) in entries {
+        if !back {
+            tracing::info!(player = entry.player, pool = ?entry.pool, "a busy player's pool place is dropped");
+            continue;
+        }
+        if let Err(e) = ctx.lobby.pools.join(entry).await {
+            tracing::warn!(error = format!("{e:#}"), "a paired player could not be put back in their pool");
+        }
+    }
 }
 
 /// The lobby's housekeeping, forever: the matcher every second, expired seeks removed, unanswered

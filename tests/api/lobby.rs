@@ -375,3 +375,60 @@ async fn lobby_requests_and_anonymous_api_reads_are_limited_per_address() {
     let r = guest.http.get(format!("{}/api/user/nobody", app.address)).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 429);
 }
+
+/// Who waits in the pools now (their `player` keys).
+async fn waiting(app: &crate::helpers::TestApp) -> Vec<String> {
+    app.state.lobby.pools.entries().await.unwrap().into_iter().map(|e| e.player).collect()
+}
+
+#[tokio::test]
+async fn a_player_drawn_against_someone_already_playing_keeps_waiting() {
+    let app = spawn_app().await;
+    let (alice, bob, carol, dave) = (
+        Browser::new(&app.address),
+        Browser::new(&app.address),
+        Browser::new(&app.address),
+        Browser::new(&app.address),
+    );
+    for (b, name) in [(&alice, "alice"), (&bob, "bob"), (&carol, "carol"), (&dave, "dave")] {
+        b.signup(name).await;
+    }
+    // Alice plays a clocked game with Carol...
+    let game = alice.create("standard", "5+0", "casual", "white").await;
+    carol.join(&game).await;
+    let alice_id = chessgold::db::users::find_by_name(&app.db_pool, "alice").await.unwrap().unwrap().id;
+    // ... and still has a place in a pool, as when her game started on another instance in the
+    // moment between her joining the pool and the pass that draws her.
+    let me = chessgold::game::PlayerRef::User(alice_id);
+    let now = chessgold::lobby::now_ms();
+    let key = chessgold::lobby::pools::PoolKey { variant: "standard".into(), time: "3+2".into(), rated: true };
+    let entry = chessgold::lobby::pools::PoolEntry {
+        player: chessgold::lobby::player_key(&me),
+        conn: "alicesri77".into(),
+        user_id: Some(alice_id),
+        guest_id: None,
+        rating: 1500,
+        pool: key,
+        joined_ms: now - 60_000,
+        seen_ms: now,
+    };
+    app.state.lobby.pools.join(entry.clone()).await.unwrap();
+    let (mut lb, _) = lobby(&bob, "bobsri0077").await;
+    join_pool(&bob, "bobsri0077", "standard", "3+2").await;
+    // The matcher draws the two and finds Alice playing: her place goes, Bob's stays.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while waiting(&app).await.contains(&entry.player) {
+        assert!(std::time::Instant::now() < deadline, "the matcher never looked at Alice's place");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left = waiting(&app).await;
+    assert_eq!(left.len(), 1, "only Bob waits: {left:?}");
+    assert!(left[0].starts_with("u:"), "{left:?}");
+    let games: (i64,) = sqlx::query_as("SELECT count(*) FROM games").fetch_one(&app.db_pool).await.unwrap();
+    assert_eq!(games.0, 1, "no game with the busy player");
+    // Bob is paired with the next player to come.
+    let (mut ld, _) = lobby(&dave, "davesri077").await;
+    join_pool(&dave, "davesri077", "standard", "3+2").await;
+    let id = redirect_id(&lb.until("redirect").await);
+    assert_eq!(redirect_id(&ld.until("redirect").await), id);
+}

@@ -109,6 +109,18 @@ pub async fn request_id_header(
     Ok(res)
 }
 
+/// Middleware (outside the session's): makes the request's address and browser the
+/// [`crate::session_store::Client`] while it is handled, so that a session started by it records
+/// them.
+pub async fn session_client(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let trust = req.app_data::<actix_web::web::Data<crate::startup::AppState>>().is_some_and(|s| s.trust_forwarded_for);
+    let client = crate::session_store::Client::of(req.request(), trust);
+    crate::session_store::with_client(client, next.call(req)).await
+}
+
 /// The largest body [`refuse_nul`] reads to look for NUL characters; larger bodies are refused
 /// (413): no route takes more.
 pub const MAX_CHECKED_BODY: usize = 1024 * 1024;

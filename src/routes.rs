@@ -85,6 +85,8 @@ mod site {
         post "/account/tokens" => pages::tokens::create,
         post "/account/tokens/{id}/revoke" => pages::tokens::revoke,
         get "/account/blocks" => pages::moderation::blocks_list,
+        get "/account/sessions" => pages::sessions::list,
+        post "/account/sessions/end" => pages::sessions::end,
         // Pages.
         get "/" => pages::home,
         get "/variant/{id}" => pages::variant_rules,
@@ -107,6 +109,8 @@ mod site {
         post "/mod/@/{username}/timeout" => pages::moderation::timeout,
         post "/mod/@/{username}/shadow-mute" => pages::moderation::shadow_mute,
         post "/mod/@/{username}/lift" => pages::moderation::lift,
+        post "/mod/@/{username}/mark" => pages::moderation::mark,
+        post "/mod/@/{username}/close" => pages::moderation::close,
         post "/mod/@/{username}/dismiss" => pages::moderation::dismiss,
         post "/mod/@/{username}/role" => pages::moderation::set_role,
         post "/challenge/open" => pages::challenge::create_open,

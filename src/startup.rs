@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use actix_session::SessionMiddleware;
 use actix_session::config::{CookieContentSecurity, PersistentSession};
-use actix_session::storage::RedisSessionStore;
 use actix_web::cookie::{Key, SameSite};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -28,7 +27,7 @@ use crate::error::PageError;
 use crate::game::identity::GuestKey;
 use crate::game::round::{RoundCtx, Rounds};
 use crate::metrics::Metrics;
-use crate::session_store::AnySessionStore;
+use crate::session_store::PgSessionStore;
 use crate::settings::GameSettings;
 use crate::settings::Settings;
 use crate::{assets, compress, db, game, metrics, middleware, telemetry};
@@ -119,21 +118,16 @@ impl Application {
             db::migrate(&pool).await?;
         }
         let prefix = settings.redis.key_prefix.clone();
-        let (broker, store, pools): (Arc<dyn Broker>, AnySessionStore, Arc<dyn Pools>) = match settings.redis.url() {
+        let (broker, pools): (Arc<dyn Broker>, Arc<dyn Pools>) = match settings.redis.url() {
             Some(url) => {
                 let broker = RedisBroker::connect(url, &prefix).await?;
                 let pools = RedisPools::connect(url, &prefix).await?;
-                let session_prefix = format!("{prefix}session:");
-                let store = RedisSessionStore::builder(url.to_string())
-                    .cache_keygen(move |key| format!("{session_prefix}{key}"))
-                    .build()
-                    .await
-                    .context("connecting the Redis session store")?;
-                (Arc::new(broker), AnySessionStore::Redis(store), Arc::new(pools))
+                (Arc::new(broker), Arc::new(pools))
             }
-            None => (Arc::new(MemoryBroker::new()), AnySessionStore::Cookie, Arc::new(MemoryPools::default())),
+            None => (Arc::new(MemoryBroker::new()), Arc::new(MemoryPools::default())),
         };
-        let redis_sessions = matches!(store, AnySessionStore::Redis(_));
+        // Sessions live in PostgreSQL whatever the broker (see src/session_store.rs).
+        let store = PgSessionStore::new(pool.clone());
         // The configured key, the one kept in the key file, or (with neither) a random one.
         let session_secret = settings.application.resolved_session_key()?;
         let key = Key::derive_from(session_secret.expose_secret().as_bytes());
@@ -186,8 +180,8 @@ impl Application {
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
         let port = listener.local_addr().context("reading the bound address")?.port();
-        let server = run(listener, state.clone(), assets, store, key, &settings, redis_sessions)?;
-        tracing::info!(port, broker = state.broker.kind(), redis_sessions, "listening");
+        let server = run(listener, state.clone(), assets, store, key, &settings)?;
+        tracing::info!(port, broker = state.broker.kind(), "listening");
         Ok(Application { port, server, state, downtime_forgiven })
     }
 
@@ -202,7 +196,7 @@ impl Application {
     }
 
     /// Serves until SIGTERM/SIGINT (graceful: running requests get the shutdown timeout), with the
-    /// housekeeping tasks beside it: rate-limit pruning, the heartbeat and the game sweeper.
+    /// housekeeping tasks beside it: rate-limit pruning, expired sessions, the heartbeat and the game sweeper.
     ///
     /// # Errors
     /// The server fails.
@@ -213,6 +207,9 @@ impl Application {
             loop {
                 tick.tick().await;
                 state.limiters.prune();
+                if let Err(e) = crate::session_store::delete_expired(&state.pool).await {
+                    tracing::warn!(error = format!("{e:#}"), "expired sessions stay for now");
+                }
             }
         };
         let ctx = self.state.rounds.ctx().clone();
@@ -230,10 +227,9 @@ fn run(
     listener: TcpListener,
     state: web::Data<AppState>,
     assets: web::Data<Assets>,
-    store: AnySessionStore,
+    store: PgSessionStore,
     key: Key,
     settings: &Settings,
-    redis_sessions: bool,
 ) -> anyhow::Result<Server> {
     let app_settings = settings.application.clone();
     let secure = app_settings.secure_cookies;
@@ -244,11 +240,7 @@ fn run(
             .cookie_http_only(true)
             .cookie_same_site(SameSite::Lax)
             .cookie_secure(secure)
-            .cookie_content_security(if redis_sessions {
-                CookieContentSecurity::Signed
-            } else {
-                CookieContentSecurity::Private
-            })
+            .cookie_content_security(CookieContentSecurity::Signed)
             .session_lifecycle(PersistentSession::default().session_ttl(actix_web::cookie::time::Duration::days(30)))
             .build();
         App::new()
@@ -267,6 +259,7 @@ fn run(
             // Inside the session: error pages get the signed-in header.
             .wrap(from_fn(crate::error::page_context))
             .wrap(session)
+            .wrap(from_fn(middleware::session_client))
             .wrap(from_fn(metrics::track))
             .wrap(from_fn(middleware::request_id_header))
             .wrap(from_fn(assets::scope))

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::csrf::CsrfForm;
 use super::{CreateAccountError, create_account, current_user, log_in, log_out, password};
 use crate::db;
+use crate::db::sessions::AuthKind;
 use crate::domain::{NewPassword, PASSWORD_MAX, Role, USERNAME_MAX, UserName};
 use crate::error::PageError;
 use crate::pages::{LoginPage, PageCtx, PasswordPage, SignupPage, render, render_status};
@@ -80,7 +81,7 @@ pub(crate) async fn signup(
     match create_account(&state.pool, &name, &password, Role::User).await {
         Ok(id) => {
             tracing::info!(user.id = %id, "account created");
-            log_in(&session, id, name.as_str())?;
+            log_in(&state.pool, &session, id, name.as_str(), AuthKind::Signup).await?;
             Ok(see_other("/"))
         }
         Err(CreateAccountError::NameTaken(_)) => {
@@ -153,7 +154,7 @@ pub(crate) async fn login(
     match user {
         Some(user) if ok => {
             tracing::info!(user.id = %user.id, "logged in");
-            log_in(&session, user.id, &user.username)?;
+            log_in(&state.pool, &session, user.id, &user.username, AuthKind::Login).await?;
             Ok(see_other(&page.next))
         }
         _ => {
@@ -234,8 +235,10 @@ pub(crate) async fn change_password(
     let hash = password::hash(new.secret().clone()).await?;
     db::users::set_password_hash(&state.pool, user.id, &hash).await?;
     tracing::info!(user.id = %user.id, "password changed");
-    // A new session key, as at log-in.
-    log_in(&session, user.id, &user.username)?;
+    // A new session key and id, as at log-in; every other session of the account ends.
+    let kept = log_in(&state.pool, &session, user.id, &user.username, AuthKind::Password).await?;
+    let ended = db::sessions::end_all_but(&state.pool, user.id, Some(kept)).await?;
+    tracing::info!(user.id = %user.id, ended, "other sessions ended by a password change");
     let mut done = PasswordPage::blank(PageCtx::new(&session)?);
     done.done = true;
     render(&done)

@@ -15,7 +15,10 @@ use crate::db;
 use crate::db::users::InsertUserError;
 use crate::domain::{NewPassword, Role, UserName};
 
-const SESSION_USER_ID: &str = "uid";
+use crate::db::sessions::AuthKind;
+use crate::session_store::{SESSION_ID, SESSION_USER, current_client};
+
+const SESSION_USER_ID: &str = SESSION_USER;
 const SESSION_USER_NAME: &str = "name";
 
 /// The logged-in user, as the session remembers them.
@@ -27,26 +30,39 @@ pub struct SessionUser {
     pub name: String,
 }
 
-/// The logged-in user of this session, if any.
+/// The logged-in user of this session, if any. A session ended on the server (log-out, a
+/// password change, the sessions page, a closed account) loads empty, so this is `None` for it.
 pub fn current_user(session: &Session) -> Option<SessionUser> {
     let id = session.get::<Uuid>(SESSION_USER_ID).ok().flatten()?;
     let name = session.get::<String>(SESSION_USER_NAME).ok().flatten()?;
     Some(SessionUser { id, name })
 }
 
-/// Starts a logged-in session under a new session key (against fixation) with a new CSRF token.
+/// The public id of this session (the account's sessions page marks it "this one").
+pub fn current_session_id(session: &Session) -> Option<Uuid> {
+    session.get::<Uuid>(SESSION_ID).ok().flatten()
+}
+
+/// Starts a logged-in session under a new session key and id (against fixation) with a new CSRF
+/// token, and records it with the request's address and browser (`auth_events`).
 ///
 /// # Errors
-/// The session cannot be written.
-pub fn log_in(session: &Session, id: Uuid, name: &str) -> anyhow::Result<()> {
+/// The session cannot be written; database failures.
+pub async fn log_in(pool: &PgPool, session: &Session, id: Uuid, name: &str, kind: AuthKind) -> anyhow::Result<Uuid> {
     session.renew();
+    let sid = Uuid::new_v4();
+    session.insert(SESSION_ID, sid).context("writing the session")?;
     session.insert(SESSION_USER_ID, id).context("writing the session")?;
     session.insert(SESSION_USER_NAME, name).context("writing the session")?;
     csrf::rotate(session)?;
-    Ok(())
+    let client = current_client();
+    let ip = client.as_ref().map_or_else(|| "unknown".to_string(), |c| c.ip.to_string());
+    let agent = client.map(|c| c.user_agent).unwrap_or_default();
+    db::sessions::record(pool, id, kind, sid, &ip, &agent).await?;
+    Ok(sid)
 }
 
-/// Ends the session.
+/// Ends the session, on the server too (its row is deleted: a copy of the cookie is signed out).
 pub fn log_out(session: &Session) {
     session.purge();
 }

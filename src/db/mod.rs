@@ -5,6 +5,7 @@ pub mod games;
 pub mod lobby;
 pub mod profiles;
 pub mod ratings;
+pub mod sessions;
 pub mod tokens;
 pub mod users;
 

@@ -1,6 +1,7 @@
 //! Closing an account, and reopening it. Closing, in one transaction with one mod-log row
 //! (`close_account`, closing every open report against the account): the account is marked
-//! closed (a sanction until lifted), its API tokens are revoked, its seeks removed and its pending
+//! closed (a sanction until lifted), its signed-in sessions ended (a copy of the cookie loads
+//! nothing), its API tokens are revoked, its seeks removed and its pending
 //! challenges cancelled. After the commit: its pool places are left, its running games resigned
 //! through the round's own resign path (so both players are told, on every instance), and
 //! [`UserMsg::AccountClosed`] goes through the broker to every instance, where the event stream
@@ -29,6 +30,8 @@ use crate::notify::{self, UserMsg};
 pub struct Closed {
     /// The mod-log row.
     pub log: LogId,
+    /// Signed-in sessions ended.
+    pub sessions: u64,
     /// API tokens revoked.
     pub tokens: u64,
     /// Pending challenges cancelled.
@@ -63,6 +66,7 @@ pub async fn close(
             .await
             .context("revoking an account's tokens")?
             .rows_affected();
+    let sessions = db::sessions::end_all_but(&mut *tx, target, None).await?;
     let challenges = sqlx::query_scalar!(
         "UPDATE challenges SET status = 'canceled' WHERE status = 'created' AND (challenger_id = $1 OR dest_id = $1)
          RETURNING id",
@@ -83,7 +87,7 @@ pub async fn close(
             target: Some(target),
             action: SanctionKind::AccountClosed.given(),
             reason,
-            details: json!({"tokens": tokens, "challenges": challenges.len(), "seeks": seeks.len()}),
+            details: json!({"sessions": sessions, "tokens": tokens, "challenges": challenges.len(), "seeks": seeks.len()}),
         },
     )
     .await?;
@@ -114,7 +118,7 @@ pub async fn close(
         }
     }
     notify::send(ctx.lobby.broker(), target, &UserMsg::AccountClosed).await;
-    Ok(Closed { log, tokens, challenges: n_challenges, seeks: n_seeks, games, closed_reports: closed.len() })
+    Ok(Closed { log, sessions, tokens, challenges: n_challenges, seeks: n_seeks, games, closed_reports: closed.len() })
 }
 
 async fn running_games(db: impl PgExecutor<'_>, user: Uuid) -> anyhow::Result<Vec<String>> {

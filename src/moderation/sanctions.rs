@@ -51,6 +51,37 @@ impl SanctionKind {
         }
     }
 
+    /// Every kind, in the order the mod view lists them.
+    pub const ALL: [SanctionKind; 5] = [
+        SanctionKind::ChatTimeout,
+        SanctionKind::ShadowMute,
+        SanctionKind::EngineMark,
+        SanctionKind::BoosterMark,
+        SanctionKind::AccountClosed,
+    ];
+
+    /// The kind of a stored text ([`SanctionKind::as_str`]).
+    ///
+    /// # Errors
+    /// A sentence naming the kinds, for any other text.
+    pub fn parse(text: &str) -> Result<SanctionKind, String> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text.trim()).ok_or_else(|| {
+            let names: Vec<_> = Self::ALL.iter().map(|k| k.as_str()).collect();
+            format!("choose the sanction: {}", names.join(", "))
+        })
+    }
+
+    /// How the pages name it.
+    pub const fn label(self) -> &'static str {
+        match self {
+            SanctionKind::ChatTimeout => "Chat timeout",
+            SanctionKind::ShadowMute => "Shadow-mute",
+            SanctionKind::EngineMark => "Engine mark",
+            SanctionKind::BoosterMark => "Booster mark",
+            SanctionKind::AccountClosed => "Account closed",
+        }
+    }
+
     pub(super) const fn given(self) -> ModAction {
         match self {
             SanctionKind::ChatTimeout => ModAction::ChatTimeout,

@@ -6,6 +6,7 @@ pub mod diagram;
 pub mod moderation;
 pub mod profile;
 pub mod rules;
+pub mod sessions;
 pub mod tokens;
 
 use actix_session::Session;

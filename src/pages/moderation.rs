@@ -11,17 +11,20 @@ use askama::Template;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::profile::{date_text, rating_text};
+use super::profile::{date_text, rating_text, variant_name};
 use super::{PageCtx, render, render_status};
 use crate::auth::csrf::CsrfForm;
 use crate::auth::current_user;
 use crate::auth::roles::{Admin, AdminForm, ModForm, Moderator};
 use crate::db;
+use crate::db::sessions::Seen;
 use crate::domain::Role;
 use crate::error::PageError;
 use crate::game::GameId;
 use crate::moderation::blocks::{self, BlockError};
+use crate::moderation::closure;
 use crate::moderation::lookup::{self, Prefix};
+use crate::moderation::marks::{self, Mark, Marked};
 use crate::moderation::reports::{self, NewReport, ReportError, ReportReason, ReportText};
 use crate::moderation::roles::{self, RoleError};
 use crate::moderation::sanctions::{self, SanctionError, SanctionKind};
@@ -41,7 +44,7 @@ fn login_first(next: &str) -> HttpResponse {
 }
 
 /// "2026-12-02 14:05 UTC".
-fn time_text(at: OffsetDateTime) -> String {
+pub(crate) fn time_text(at: OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
     format!("{} {:02}:{:02} UTC", at.date(), at.hour(), at.minute())
 }
@@ -272,8 +275,14 @@ pub struct SearchPage {
     pub q: String,
     /// (name, role, since).
     pub found: Vec<(String, &'static str, String)>,
-    /// Whether a search was made.
+    /// Whether a search by name was made.
     pub searched: bool,
+    /// Whether the search was by address or session.
+    pub by_seen: bool,
+    /// The sign-ups and log-ins it found.
+    pub seen: Vec<SeenLine>,
+    /// The accounts among them, once each.
+    pub seen_names: Vec<String>,
     /// What is wrong with the query.
     pub error: Option<String>,
 }
@@ -287,23 +296,81 @@ pub(crate) async fn search(
     _me: Moderator,
 ) -> Result<HttpResponse, PageError> {
     let q = query.q.clone().unwrap_or_default();
-    let ctx = PageCtx::new(&session)?;
+    let mut page = SearchPage {
+        ctx: PageCtx::new(&session)?,
+        q: q.clone(),
+        found: Vec::new(),
+        searched: false,
+        by_seen: false,
+        seen: Vec::new(),
+        seen_names: Vec::new(),
+        error: None,
+    };
     if q.trim().is_empty() {
-        return render(&SearchPage { ctx, q, found: Vec::new(), searched: false, error: None });
+        return render(&page);
+    }
+    if let Some(seen) = Seen::parse(&q) {
+        page.seen = db::sessions::events_from(&state.pool, &seen, SEEN_LIMIT).await?.into_iter().map(seen_line).collect();
+        for l in &page.seen {
+            if !page.seen_names.contains(&l.name) {
+                page.seen_names.push(l.name.clone());
+            }
+        }
+        page.by_seen = true;
+        return render(&page);
     }
     match Prefix::parse(&q) {
-        Err(e) => render_status(
-            &SearchPage { ctx, q, found: Vec::new(), searched: false, error: Some(e) },
-            StatusCode::UNPROCESSABLE_ENTITY,
-        ),
+        Err(e) => {
+            page.error = Some(e);
+            render_status(&page, StatusCode::UNPROCESSABLE_ENTITY)
+        }
         Ok(prefix) => {
-            let found = lookup::search(&state.pool, &prefix)
+            page.found = lookup::search(&state.pool, &prefix)
                 .await?
                 .into_iter()
                 .map(|f| (f.name, f.role.as_str(), date_text(f.created_at)))
                 .collect();
-            render(&SearchPage { ctx, q, found, searched: true, error: None })
+            page.searched = true;
+            render(&page)
         }
+    }
+}
+
+/// How many sign-ups and log-ins a search or a mod view shows.
+const SEEN_LIMIT: i64 = 100;
+
+/// A sign-up or log-in as the mod pages show it.
+#[derive(Debug, Clone)]
+pub struct SeenLine {
+    /// When.
+    pub at: String,
+    /// The account.
+    pub name: String,
+    /// `signup`, `login` or `password`.
+    pub kind: String,
+    /// The address.
+    pub ip: String,
+    /// The session id.
+    pub sid: String,
+    /// Its first eight characters.
+    pub short_sid: String,
+    /// The browser in words.
+    pub browser: String,
+    /// The user agent.
+    pub agent: String,
+}
+
+fn seen_line(e: db::sessions::AuthEvent) -> SeenLine {
+    let sid = e.sid.to_string();
+    SeenLine {
+        at: time_text(e.at),
+        name: e.username,
+        kind: e.kind,
+        ip: e.ip,
+        short_sid: sid.chars().take(8).collect(),
+        sid,
+        browser: super::sessions::browser_name(&e.user_agent),
+        agent: e.user_agent,
     }
 }
 
@@ -408,12 +475,18 @@ pub struct UserPage {
     pub against: Vec<ReportLine>,
     /// Reports they made.
     pub by: Vec<ReportLine>,
-    /// Sanctions in force: (kind, until).
-    pub in_force: Vec<(String, String)>,
+    /// Sanctions in force: (kind, label, until).
+    pub in_force: Vec<(&'static str, &'static str, String)>,
+    /// The account is closed (the reopen form instead of the close form).
+    pub closed: bool,
+    /// What the lift form offers: the sanctions in force but the closure (key, label).
+    pub liftable: Vec<(&'static str, &'static str)>,
     /// Their mod log (the sanction history), newest first.
     pub rows: Vec<LogLine>,
     /// Recent chat lines.
     pub chat: Vec<ChatView>,
+    /// Their sign-ups and log-ins.
+    pub seen: Vec<SeenLine>,
     /// The viewer is an admin (the role form).
     pub admin: bool,
     /// The roles an admin can give.
@@ -454,10 +527,20 @@ async fn user_page(
     };
     let against = against.iter().map(|r| line(r, name_of(r.reporter))).collect();
     let by = by.iter().map(|r| line(r, name_of(r.target))).collect();
-    let in_force = lookup::in_force(pool, user.id)
+    let in_force: Vec<_> = lookup::in_force(pool, user.id)
         .await?
         .into_iter()
-        .map(|(k, until)| (k, until.map_or_else(|| "until lifted".to_string(), |u| format!("until {}", time_text(u)))))
+        .filter_map(|(k, until)| {
+            let kind = SanctionKind::parse(&k).ok()?;
+            let until = until.map_or_else(|| "until lifted".to_string(), |u| format!("until {}", time_text(u)));
+            Some((kind.as_str(), kind.label(), until))
+        })
+        .collect();
+    let closed = in_force.iter().any(|(k, _, _)| *k == SanctionKind::AccountClosed.as_str());
+    let liftable = in_force
+        .iter()
+        .filter(|(k, _, _)| *k != SanctionKind::AccountClosed.as_str())
+        .map(|(k, l, _)| (*k, *l))
         .collect();
     let rows = log::of_target(pool, user.id, 100).await?.into_iter().map(log_line).collect();
     let chat = lookup::chat_lines(pool, user.id, 30)
@@ -465,6 +548,7 @@ async fn user_page(
         .into_iter()
         .map(|c| ChatView { game: c.game, room: c.room, text: c.text, shadow: c.shadow, at: time_text(c.at) })
         .collect();
+    let seen = db::sessions::events_of(pool, user.id, SEEN_LIMIT).await?.into_iter().map(seen_line).collect();
     let (notice, refused) = notice.map_or((None, false), |(n, r)| (Some(n), r));
     Ok(UserPage {
         ctx: PageCtx::new(session)?,
@@ -476,8 +560,11 @@ async fn user_page(
         against,
         by,
         in_force,
+        closed,
+        liftable,
         rows,
         chat,
+        seen,
         admin: me.role == Role::Admin,
         roles: Role::ALL.iter().map(|r| r.as_str()).collect(),
         reasons: ReportReason::ALL.iter().map(|r| (r.as_str(), r.label())).collect(),
@@ -507,7 +594,7 @@ pub struct ActionForm {
     /// Chat timeout: minutes.
     #[serde(default)]
     minutes: Option<String>,
-    /// Lift: `chat_timeout` or `shadow_mute`.
+    /// Lift: the sanction ([`SanctionKind::as_str`]); mark: `engine` or `booster`.
     #[serde(default)]
     kind: Option<String>,
     /// Dismiss: one report reason, or empty for all.
@@ -603,7 +690,8 @@ pub(crate) async fn shadow_mute(
     answer(&state, &session, &me, &path, outcome).await
 }
 
-/// Lifts a chat timeout or a shadow-mute.
+/// Lifts a sanction in force: a chat timeout, a shadow-mute, a mark; for a closed account, this
+/// is the reopening.
 #[tracing::instrument(skip_all)]
 pub(crate) async fn lift(
     state: web::Data<AppState>,
@@ -612,18 +700,95 @@ pub(crate) async fn lift(
     posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
     let ModForm { by: me, form } = posted;
-    let kind = match form.kind.as_deref() {
-        Some("chat_timeout") => Ok(SanctionKind::ChatTimeout),
-        Some("shadow_mute") => Ok(SanctionKind::ShadowMute),
-        _ => Err("Choose the sanction to lift: chat_timeout or shadow_mute".to_string()),
-    };
+    let kind = SanctionKind::parse(form.kind.as_deref().unwrap_or("")).map_err(|e| format!("Sanction: {e}"));
     let outcome = match (target_and_reason(&state, &path, &form).await?, kind) {
         (Err(why), _) | (_, Err(why)) => Err(why),
         (Ok((target, reason)), Ok(kind)) => {
-            sanction_outcome(sanctions::lift(&state.pool, me.id, target, kind, &reason).await, |_| {
-                format!("Lifted the {}.", kind.as_str().replace('_', " "))
+            sanction_outcome(sanctions::lift(&state.pool, me.id, target, kind, &reason).await, |_| match kind {
+                SanctionKind::AccountClosed => {
+                    "Account reopened: logging in works again (revoked tokens and resigned games stay so).".into()
+                }
+                _ => format!("Lifted: {}.", kind.label().to_lowercase()),
             })?
         }
+    };
+    answer(&state, &session, &me, &path, outcome).await
+}
+
+/// An engine or booster mark; an engine mark pays the rating refund.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn mark(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    posted: ModForm<ActionForm>,
+) -> Result<HttpResponse, PageError> {
+    let ModForm { by: me, form } = posted;
+    let which = match form.kind.as_deref().map(str::trim) {
+        Some("engine") => Ok(Mark::Engine),
+        Some("booster") => Ok(Mark::Booster),
+        _ => Err("Mark: choose engine or booster".to_string()),
+    };
+    let outcome = match (target_and_reason(&state, &path, &form).await?, which) {
+        (Err(why), _) | (_, Err(why)) => Err(why),
+        (Ok((target, reason)), Ok(which)) => {
+            let done = marks::mark(&state.pool, me.id, target, which, &reason).await;
+            let names = match &done {
+                Ok(m) => lookup::names(&state.pool, &m.refunds.iter().map(|r| r.user).collect::<Vec<_>>()).await?,
+                Err(_) => std::collections::HashMap::new(),
+            };
+            sanction_outcome(done, |m| refund_sentence(which, &m, &names))?
+        }
+    };
+    answer(&state, &session, &me, &path, outcome).await
+}
+
+/// "Engine mark given; 2 rating refunds paid: bob +12 standard, carol +8 gold; 1 report closed."
+fn refund_sentence(which: Mark, m: &Marked, names: &std::collections::HashMap<uuid::Uuid, String>) -> String {
+    let label = which.kind().label();
+    let refunds = match (which, m.refunds.as_slice()) {
+        (Mark::Booster, _) => String::new(),
+        (Mark::Engine, []) => "; no rating to refund".to_string(),
+        (Mark::Engine, paid) => {
+            let each: Vec<String> = paid
+                .iter()
+                .map(|r| {
+                    let name = names.get(&r.user).map_or("a closed account", String::as_str);
+                    format!("{name} +{} {}", r.points, variant_name(&r.variant))
+                })
+                .collect();
+            format!("; {} rating refund(s) paid: {}", paid.len(), each.join(", "))
+        }
+    };
+    format!("{label} given{refunds}; {} report(s) closed.", m.closed_reports)
+}
+
+/// Closes the account: log-in refused, sessions and tokens ended, games resigned.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn close(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<String>,
+    posted: ModForm<ActionForm>,
+) -> Result<HttpResponse, PageError> {
+    let ModForm { by: me, form } = posted;
+    let outcome = match target_and_reason(&state, &path, &form).await? {
+        Err(why) => Err(why),
+        Ok((target, reason)) => sanction_outcome(
+            closure::close(&state.lobby_ctx(), &state.rounds, me.id, target, &reason).await,
+            |c| {
+                format!(
+                    "Account closed: {} session(s) ended, {} token(s) revoked, {} challenge(s) cancelled, {} seek(s) \
+                     removed, {} running game(s) resigned; {} report(s) closed.",
+                    c.sessions,
+                    c.tokens,
+                    c.challenges,
+                    c.seeks,
+                    c.games.len(),
+                    c.closed_reports
+                )
+            },
+        )?,
     };
     answer(&state, &session, &me, &path, outcome).await
 }

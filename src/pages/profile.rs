@@ -44,7 +44,7 @@ fn time_text(limit: Option<i32>, increment: Option<i32>) -> String {
     }
 }
 
-fn variant_name(id: &str) -> String {
+pub(crate) fn variant_name(id: &str) -> String {
     variant(id).map_or_else(|| id.to_string(), |v| v.name.to_string())
 }
 

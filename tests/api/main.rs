@@ -18,4 +18,5 @@ mod profiles;
 mod redis;
 mod round;
 mod security;
+mod sessions;
 mod stylesheets;

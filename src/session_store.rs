@@ -22,6 +22,10 @@ use uuid::Uuid;
 pub const SESSION_ID: &str = "sid";
 /// The state key of the signed-in account (written by [`crate::auth::log_in`]).
 pub const SESSION_USER: &str = "uid";
+/// The state a session loads with while the database cannot be read: the request is answered as
+/// a guest's (with the site's own error page where it needs the database), and nothing of it is
+/// written, so the real session is there again once the database is back.
+const UNAVAILABLE: &str = "_unavailable";
 /// How often `last_seen_at` is written at most, in seconds (a read per request, not a write).
 const SEEN_EVERY_SECS: i64 = 60;
 /// The longest user agent kept.
@@ -60,6 +64,11 @@ impl Client {
             user_agent: agent.chars().filter(|c| !c.is_control()).take(AGENT_MAX).collect(),
         }
     }
+}
+
+/// Whether this request's session could not be loaded (the database is down).
+pub fn unavailable(session: &actix_session::Session) -> bool {
+    session.contains_key(UNAVAILABLE)
 }
 
 /// The PostgreSQL session store.
@@ -120,9 +129,14 @@ impl SessionStore for PgSessionStore {
             SEEN_EVERY_SECS as f64
         )
         .fetch_optional(&self.pool)
-        .await
-        .context("loading a session")
-        .map_err(LoadError::Other)?;
+        .await;
+        let row = match row {
+            Ok(row) => row,
+            Err(e) => {
+                tracing::warn!(error = %e, "a session could not be loaded: answered as a guest's");
+                return Ok(Some(HashMap::from([(UNAVAILABLE.to_string(), "true".to_string())])));
+            }
+        };
         let Some(row) = row else { return Ok(None) };
         if row.stale {
             // A write at most once a minute per session, off the request's path.
@@ -133,19 +147,22 @@ impl SessionStore for PgSessionStore {
                     .await;
             });
         }
-        let state = serde_json::from_value(row.state)
-            .context("a stored session state")
-            .map_err(LoadError::Deserialization)?;
+        let state =
+            serde_json::from_value(row.state).context("a stored session state").map_err(LoadError::Deserialization)?;
         Ok(Some(state))
     }
 
     async fn save(&self, mut state: HashMap<String, String>, ttl: &Duration) -> Result<SessionKey, SaveError> {
         let key = new_key().map_err(SaveError::Other)?;
+        if state.remove(UNAVAILABLE).is_some() {
+            // A session that could not be loaded, renewed (a log-in): nothing is written.
+            return Ok(key);
+        }
         let sid = sid_of(&mut state);
         let user = user_of(&state);
         let client = current_client();
         let json = serde_json::to_value(&state).context("a session state").map_err(SaveError::Serialization)?;
-        sqlx::query!(
+        let saved = sqlx::query!(
             "INSERT INTO sessions (key_hash, sid, user_id, state, expires_at, ip, user_agent)
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
             &key_hash(&key),
@@ -157,9 +174,12 @@ impl SessionStore for PgSessionStore {
             client.as_ref().map(|c| c.user_agent.clone()),
         )
         .execute(&self.pool)
-        .await
-        .context("saving a session")
-        .map_err(SaveError::Other)?;
+        .await;
+        if let Err(e) = saved {
+            // A new session the database does not take: the answer goes out with a cookie that
+            // loads nothing later, as if no session had been started.
+            tracing::warn!(error = %e, "a new session could not be saved");
+        }
         Ok(key)
     }
 
@@ -169,6 +189,9 @@ impl SessionStore for PgSessionStore {
         mut state: HashMap<String, String>,
         ttl: &Duration,
     ) -> Result<SessionKey, UpdateError> {
+        if state.contains_key(UNAVAILABLE) {
+            return Ok(key);
+        }
         sid_of(&mut state);
         let user = user_of(&state);
         let json = serde_json::to_value(&state).context("a session state").map_err(UpdateError::Serialization)?;
@@ -182,9 +205,14 @@ impl SessionStore for PgSessionStore {
         )
         .execute(&self.pool)
         .await
-        .context("updating a session")
-        .map_err(UpdateError::Other)?
-        .rows_affected();
+        .map_or_else(
+            |e| {
+                // Kept as it was: the cookie still names the stored session.
+                tracing::warn!(error = %e, "a session could not be updated");
+                1
+            },
+            |r| r.rows_affected(),
+        );
         if updated == 0 {
             // Ended meanwhile on the server: the write must not bring it back, and the cookie
             // loads nothing from now on.

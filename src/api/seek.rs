@@ -109,7 +109,7 @@ pub async fn seek(
     let key = PoolKey { variant: info.id.to_string(), time: clock.show(), rated };
     // As the lobby's pools: a game with a clock comes first (else the matcher pairs someone with
     // a player who cannot start).
-    crate::lobby::http::not_playing(&state, &PlayerRef::User(user.id)).await?;
+    crate::lobby::http::free_to_pair(&state, &PlayerRef::User(user.id)).await?;
     let perf = db::ratings::perf(&state.pool, user.id, info.id).await.map_err(|e| internal(&e))?;
     let sub = state.users.listen();
     let conn = format!("api{}", random_base62(16).map_err(|e| internal(&e))?);

@@ -42,8 +42,13 @@ pub fn rotate(session: &Session) -> anyhow::Result<String> {
 /// Checks a submitted token against the session's, in constant time.
 ///
 /// # Errors
-/// [`PageError::Csrf`] when the session has no token or the tokens differ.
+/// [`PageError::Csrf`] when the session has no token or the tokens differ;
+/// [`PageError::Internal`] when the session could not be loaded (the database is down: that, not
+/// an expired form, is what the visitor is told).
 pub fn verify(session: &Session, submitted: &str) -> Result<(), PageError> {
+    if crate::session_store::unavailable(session) {
+        return Err(PageError::Internal(anyhow::anyhow!("the session store is unavailable")));
+    }
     let expected = session.get::<String>(SESSION_KEY).ok().flatten().ok_or(PageError::Csrf)?;
     if constant_time_eq(expected.as_bytes(), submitted.as_bytes()) { Ok(()) } else { Err(PageError::Csrf) }
 }

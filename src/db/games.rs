@@ -462,7 +462,8 @@ pub async fn recent_chat(
     Ok(rows)
 }
 
-/// [`recent_chat`] as `reader` sees it: without the lines of the accounts they block.
+/// [`recent_chat`] as `reader` sees it: without the lines of the accounts they block, with their
+/// own shadow-muted lines.
 ///
 /// # Errors
 /// Database failures.
@@ -475,8 +476,8 @@ pub async fn recent_chat_for(
 ) -> anyhow::Result<Vec<ChatRow>> {
     let mut rows = sqlx::query_as!(
         ChatRow,
-        "SELECT room, author, color, text, at FROM game_chat c WHERE game_id = $1 AND room = $2 AND NOT shadow \
-         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $4 AND b.blocked_id = c.user_id) \
+        "SELECT room, author, color, text, at FROM game_chat c WHERE game_id = $1 AND room = $2 \
+         AND (NOT shadow OR c.user_id = $4) AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $4 AND b.blocked_id = c.user_id) \
          ORDER BY id DESC LIMIT $3",
         game_id,
         room,

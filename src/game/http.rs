@@ -192,6 +192,18 @@ pub(crate) async fn join(
         super::PlayerRef::Guest(g) => (None, Some(g.clone()), "Anonymous".to_string()),
         super::PlayerRef::Bot(_) => return Err(PageError::BadRequest("a bot does not join games by a form".into())),
     };
+    // The checks of a game made any other way (`store::create_game`): a play ban, a block
+    // between the two accounts.
+    if let Some(uid) = user_id {
+        if let Some(ban) = crate::moderation::playban::play_ban(&state.pool, uid).await? {
+            return Err(PageError::Conflict(ban.message(OffsetDateTime::now_utc())));
+        }
+        for other in live.seats.iter().flatten().filter_map(|s| s.user_id) {
+            if crate::moderation::blocks::is_blocked(&state.pool, uid, other).await? {
+                return Err(PageError::Conflict("You cannot join this game: one of you blocks the other.".into()));
+            }
+        }
+    }
     let perf = match (live.rated, user_id) {
         (true, Some(uid)) => Some(db::ratings::perf(&state.pool, uid, live.info.id).await?),
         _ => None,
@@ -411,11 +423,12 @@ async fn render_game(
         format!("{}://{}/{}", info.scheme(), info.host(), id)
     };
     let room = if you.is_some() { "player" } else { "spectator" };
-    let chat = db::games::recent_chat(&state.pool, id.as_str(), room, 50)
-        .await?
-        .into_iter()
-        .map(|l| ChatView { author: l.author, text: l.text })
-        .collect();
+    // As the socket's history: without the lines of the accounts the viewer blocks.
+    let chat = match identity.user.as_ref() {
+        Some(viewer) => db::games::recent_chat_for(&state.pool, id.as_str(), room, 50, viewer.id).await?,
+        None => db::games::recent_chat(&state.pool, id.as_str(), room, 50).await?,
+    };
+    let chat = chat.into_iter().map(|l| ChatView { author: l.author, text: l.text }).collect();
     let reportable = match identity.user.as_ref() {
         Some(viewer) => live
             .seats

@@ -88,12 +88,19 @@ async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<
     }
 }
 
-/// Refuses a player who is in a started game with a clock: that game comes first. The answer
-/// carries the game (`game`, `url`), so the page can offer the way back to it.
+/// Refuses a player who may not look for a game: a play-banned account (with the time left), or
+/// a player in a started game with a clock (that game comes first: the answer carries it, `game`
+/// and `url`, so the page can offer the way back to it). Every pairing entry asks it: a seek, its
+/// acceptance, a pool.
 ///
 /// # Errors
-/// 409 `already_playing`; database failures.
-pub async fn not_playing(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
+/// 409 `play_banned` or `already_playing`; database failures.
+pub async fn free_to_pair(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
+    if let PlayerRef::User(u) = who
+        && let Some(ban) = crate::moderation::playban::play_ban(&state.pool, *u).await.map_err(|e| internal(&e))?
+    {
+        return Err(ApiError::new(StatusCode::CONFLICT, ban.code().as_str(), ban.message(OffsetDateTime::now_utc())));
+    }
     match store::busy(&state.pool, std::slice::from_ref(who)).await.map_err(|e| internal(&e))? {
         Some(busy) => Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -143,7 +150,7 @@ pub(crate) async fn create_seek(
         return Err(bad("rated games need a time control; unlimited games are casual".into()));
     }
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
-    not_playing(&state, &player).await?;
+    free_to_pair(&state, &player).await?;
     let (user_id, guest_id) = match &player {
         PlayerRef::User(u) => (Some(*u), None),
         PlayerRef::Guest(g) => (None, Some(g.clone())),
@@ -178,10 +185,12 @@ pub(crate) async fn create_seek(
         created_at: now,
     };
     db::lobby::insert(&state.pool, &row).await.map_err(|e| internal(&e))?;
-    let seek = Seek::from_row(&row);
+    let mut seek = [Seek::from_row(&row)];
+    super::mark_owners(&state.pool, &mut seek).await.map_err(|e| internal(&e))?;
+    let [seek] = seek;
     state.lobby.publish(&HubMsg::SeekAdd(seek.clone())).await;
     tracing::info!(seek.id = %row.id, variant = %row.variant, rated, "seek created");
-    let viewer = Viewer { sri: row.conn.clone(), user_id, guest_id: row.guest_id.clone(), ratings: Vec::new() };
+    let viewer = Viewer { sri: row.conn.clone(), user_id, guest_id: row.guest_id.clone(), ..Viewer::default() };
     with_cookie(HttpResponse::Created().json(seek.view(&viewer)), cookie)
 }
 
@@ -222,7 +231,9 @@ pub(crate) async fn accept_seek(
     let id = GameId::parse(&path).ok_or_else(gone)?;
     let rows = db::lobby::live(&state.pool).await.map_err(|e| internal(&e))?;
     let row = rows.into_iter().find(|r| r.id == id.as_str()).ok_or_else(gone)?;
-    let seek = Seek::from_row(&row);
+    let mut seek = [Seek::from_row(&row)];
+    super::mark_owners(&state.pool, &mut seek).await.map_err(|e| internal(&e))?;
+    let [seek] = seek;
     let ratings = match &identity.user {
         Some(u) => {
             let p = db::ratings::perf(&state.pool, u.id, &seek.variant).await.map_err(|e| internal(&e))?;
@@ -230,17 +241,19 @@ pub(crate) async fn accept_seek(
         }
         None => Vec::new(),
     };
-    let viewer = Viewer {
+    let mut viewer = Viewer {
         sri: body.sri.clone(),
         user_id: identity.user.as_ref().map(|u| u.id),
         guest_id: identity.guest.clone(),
         ratings,
+        ..Viewer::default()
     };
+    viewer.read_standing(&state.pool).await.map_err(|e| internal(&e))?;
     if let Some(why) = seek.refusal(&viewer) {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "not_allowed", why));
     }
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
-    not_playing(&state, &player).await?;
+    free_to_pair(&state, &player).await?;
     // The one that takes it wins; a second accept finds nothing.
     let row = db::lobby::take(&state.pool, id.as_str()).await.map_err(|e| internal(&e))?.ok_or_else(gone)?;
     state.lobby.removed(vec![row.id.clone()]).await;
@@ -268,8 +281,8 @@ pub(crate) async fn accept_seek(
         Err(e) => {
             // No game after all (the accepter started another one meanwhile, or the database
             // failed): the seek goes back to the lobby unless its owner is the one now playing.
-            if not_playing(&state, &owner).await.is_ok() && db::lobby::insert(&state.pool, &row).await.is_ok() {
-                state.lobby.publish(&HubMsg::SeekAdd(Seek::from_row(&row))).await;
+            if free_to_pair(&state, &owner).await.is_ok() && db::lobby::insert(&state.pool, &row).await.is_ok() {
+                state.lobby.publish(&HubMsg::SeekAdd(seek.clone())).await;
             }
             return match e {
                 // The accepter was checked above: the owner is the one who started a game meanwhile,
@@ -327,7 +340,7 @@ pub(crate) async fn join_pool(
     // Registered players wait in rated pools, guests in casual ones.
     let key = pool_key(&body, identity.user.is_some())?;
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies).map_err(|e| internal(&e))?;
-    not_playing(&state, &player).await?;
+    free_to_pair(&state, &player).await?;
     let perf = perf_of(&state, &player, &key.variant).await?;
     let now = super::now_ms();
     let entry = PoolEntry {

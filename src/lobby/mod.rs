@@ -64,6 +64,10 @@ pub struct Seek {
     pub color: String,
     /// Rating range of who may accept.
     pub range: Option<(i32, i32)>,
+    /// The owner has an engine or booster mark: only marked players may accept it
+    /// ([`mark_owners`]).
+    #[serde(default)]
+    pub owner_marked: bool,
 }
 
 impl Seek {
@@ -86,6 +90,7 @@ impl Seek {
             rated: r.rated,
             color: r.color.clone(),
             range: r.rating_min.zip(r.rating_max),
+            owner_marked: false,
         }
     }
 
@@ -103,6 +108,13 @@ impl Seek {
         }
         if self.rated && viewer.user_id.is_none() {
             return Some("rated games are for registered players");
+        }
+        if self.user_id.is_some_and(|u| viewer.barred.contains(&u)) {
+            return Some("one of you blocks the other");
+        }
+        // As the pools pair (`BlockedPairs::may_pair`): marked players only with each other.
+        if self.owner_marked != viewer.marked {
+            return Some("this seek cannot be accepted");
         }
         if let Some((lo, hi)) = self.range {
             let r = viewer.rating(&self.variant);
@@ -137,6 +149,19 @@ impl Seek {
     }
 }
 
+/// Sets [`Seek::owner_marked`] of each seek from the marks in force.
+///
+/// # Errors
+/// Database failures.
+pub async fn mark_owners(pool: &sqlx::PgPool, seeks: &mut [Seek]) -> anyhow::Result<()> {
+    let owners: Vec<Uuid> = seeks.iter().filter_map(|s| s.user_id).collect();
+    let marked = crate::moderation::marks::marked_among(pool, &owners).await?;
+    for s in seeks {
+        s.owner_marked = s.user_id.is_some_and(|u| marked.contains(&u));
+    }
+    Ok(())
+}
+
 /// Who looks at the lobby: the socket and the player behind it.
 #[derive(Debug, Clone, Default)]
 pub struct Viewer {
@@ -148,9 +173,26 @@ pub struct Viewer {
     pub guest_id: Option<String>,
     /// Ratings by variant (1500 where none).
     pub ratings: Vec<(String, i32)>,
+    /// The accounts the viewer blocks or is blocked by: their seeks are neither shown nor
+    /// accepted.
+    pub barred: std::collections::HashSet<Uuid>,
+    /// The viewer has an engine or booster mark.
+    pub marked: bool,
 }
 
 impl Viewer {
+    /// Reads the viewer's blocks and mark (a guest has neither).
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn read_standing(&mut self, pool: &sqlx::PgPool) -> anyhow::Result<()> {
+        if let Some(u) = self.user_id {
+            self.barred = crate::moderation::blocks::blocked_with(pool, u).await?;
+            self.marked = !crate::moderation::marks::marked_among(pool, &[u]).await?.is_empty();
+        }
+        Ok(())
+    }
+
     /// The rating in a variant.
     pub fn rating(&self, variant_id: &str) -> i32 {
         self.ratings.iter().find(|(v, _)| v == variant_id).map_or(crate::rating::START, |(_, r)| *r)

@@ -54,7 +54,9 @@ pub async fn open(
 
 async fn seeks_view(state: &AppState, viewer: &Viewer) -> anyhow::Result<Value> {
     let rows = db::lobby::live(&state.pool).await?;
-    Ok(Value::Array(rows.iter().map(Seek::from_row).filter(|s| s.visible_to(viewer)).map(|s| s.view(viewer)).collect()))
+    let mut seeks: Vec<Seek> = rows.iter().map(Seek::from_row).collect();
+    super::mark_owners(&state.pool, &mut seeks).await?;
+    Ok(Value::Array(seeks.iter().filter(|s| s.visible_to(viewer)).map(|s| s.view(viewer)).collect()))
 }
 
 async fn serve(
@@ -69,8 +71,12 @@ async fn serve(
         sri: sri.clone(),
         user_id: identity.user.as_ref().map(|u| u.id),
         guest_id: identity.guest,
-        ratings: Vec::new(),
+        ..Viewer::default()
     };
+    if let Err(e) = viewer.read_standing(&state.pool).await {
+        // The seeks it should not see are refused when accepted (`accept_seek` reads them again).
+        tracing::warn!(error = format!("{e:#}"), "reading the viewer's blocks and marks failed");
+    }
     if let Some(u) = viewer.user_id {
         match db::profiles::perfs(&state.pool, u).await {
             Ok(r) => viewer.ratings = r.into_iter().map(|p| (p.variant, p.rating)).collect(),

@@ -138,6 +138,22 @@ pub async fn is_blocked(db: impl PgExecutor<'_>, a: Uuid, b: Uuid) -> anyhow::Re
     .context("reading blocks")
 }
 
+/// The accounts `user` blocks or is blocked by.
+///
+/// # Errors
+/// Database failures.
+pub async fn blocked_with(db: impl PgExecutor<'_>, user: Uuid) -> anyhow::Result<HashSet<Uuid>> {
+    let ids = sqlx::query_scalar!(
+        r#"SELECT blocked_id AS "id!" FROM blocks WHERE blocker_id = $1
+           UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1"#,
+        user
+    )
+    .fetch_all(db)
+    .await
+    .context("reading an account's blocks")?;
+    Ok(ids.into_iter().collect())
+}
+
 /// Who among `readers` blocks `author`: those who do not see the author's chat lines.
 ///
 /// # Errors

@@ -310,7 +310,8 @@ pub(crate) async fn search(
         return render(&page);
     }
     if let Some(seen) = Seen::parse(&q) {
-        page.seen = db::sessions::events_from(&state.pool, &seen, SEEN_LIMIT).await?.into_iter().map(seen_line).collect();
+        page.seen =
+            db::sessions::events_from(&state.pool, &seen, SEEN_LIMIT).await?.into_iter().map(seen_line).collect();
         for l in &page.seen {
             if !page.seen_names.contains(&l.name) {
                 page.seen_names.push(l.name.clone());
@@ -774,9 +775,8 @@ pub(crate) async fn close(
     let ModForm { by: me, form } = posted;
     let outcome = match target_and_reason(&state, &path, &form).await? {
         Err(why) => Err(why),
-        Ok((target, reason)) => sanction_outcome(
-            closure::close(&state.lobby_ctx(), &state.rounds, me.id, target, &reason).await,
-            |c| {
+        Ok((target, reason)) => {
+            sanction_outcome(closure::close(&state.lobby_ctx(), &state.rounds, me.id, target, &reason).await, |c| {
                 format!(
                     "Account closed: {} session(s) ended, {} token(s) revoked, {} challenge(s) cancelled, {} seek(s) \
                      removed, {} running game(s) resigned; {} report(s) closed.",
@@ -787,8 +787,8 @@ pub(crate) async fn close(
                     c.games.len(),
                     c.closed_reports
                 )
-            },
-        )?,
+            })?
+        }
     };
     answer(&state, &session, &me, &path, outcome).await
 }

@@ -181,6 +181,8 @@ pub struct ProfilePage {
     pub busy_game: Option<String>,
     /// The viewer blocks this account (the block button says "Unblock").
     pub blocking: bool,
+    /// The account's marks, shown to moderators only ("Engine mark").
+    pub marks: Vec<&'static str>,
     /// The reasons of the report form: (key, label).
     pub report_reasons: Vec<(&'static str, &'static str)>,
 }
@@ -262,9 +264,21 @@ pub async fn profile_page(
         Some(viewer) if !own => crate::moderation::blocks::blocks(&state.pool, viewer.id, user.id).await?,
         _ => false,
     };
+    let moderates = match &ctx.user {
+        Some(viewer) => {
+            crate::moderation::roles::role_of(&state.pool, viewer.id).await?.is_some_and(crate::domain::Role::moderates)
+        }
+        None => false,
+    };
+    let marks = if moderates {
+        crate::moderation::marks::of_user(&state.pool, user.id).await?.into_iter().map(|m| m.kind().label()).collect()
+    } else {
+        Vec::new()
+    };
     Ok(ProfilePage {
         ctx,
         own,
+        marks,
         variants: variants().iter().map(|v| (v.id, v.name)).collect(),
         times: crate::game::TIME_CONTROLS.iter().map(|(m, s)| format!("{m}+{s}")).collect(),
         username: user.username,

@@ -432,3 +432,66 @@ async fn a_player_drawn_against_someone_already_playing_keeps_waiting() {
     let id = redirect_id(&lb.until("redirect").await);
     assert_eq!(redirect_id(&ld.until("redirect").await), id);
 }
+
+#[tokio::test]
+async fn blocked_and_marked_players_neither_see_nor_take_each_others_seeks() {
+    use chessgold::moderation::{Reason, marks, roles};
+    let app = spawn_app().await;
+    let pool = &app.db_pool;
+    let [alice, bob, carol, judge] = ["alice", "bob", "carol", "judge"].map(|_| Browser::new(&app.address));
+    for (b, name) in [(&alice, "alice"), (&bob, "bob"), (&carol, "carol"), (&judge, "judge")] {
+        b.signup(name).await;
+    }
+    let guest = Browser::new(&app.address);
+    let id =
+        |name: &'static str| async move { chessgold::db::users::find_by_name(pool, name).await.unwrap().unwrap().id };
+    let reason = |t: &str| Reason::parse(t).unwrap();
+    roles::set_role(pool, None, "judge", chessgold::domain::Role::Moderator, &reason("test")).await.unwrap();
+    // Bob blocks alice from her profile; carol is engine-marked.
+    let r = bob.post_form("/@/alice", "/@/alice/block", &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    marks::mark(pool, id("judge").await, id("carol").await, marks::Mark::Engine, &reason("engine")).await.unwrap();
+    let of_alice = seek(&alice, json!({"sri": "alicesri01", "variant": "standard", "time": "3+0"})).await;
+    let of_carol = seek(&carol, json!({"sri": "carolsri01", "variant": "standard", "time": "3+0"})).await;
+    let ids = |list: &[Value]| -> Vec<String> { list.iter().map(|s| s["id"].as_str().unwrap().to_string()).collect() };
+    let (a, c) = (of_alice["id"].as_str().unwrap().to_string(), of_carol["id"].as_str().unwrap().to_string());
+    // Bob sees neither (a block, a mark); carol only her own; the guest and the judge alice's.
+    let (_lb, bob_list) = lobby(&bob, "bobsri0001").await;
+    assert!(ids(&bob_list).is_empty(), "{bob_list:?}");
+    let (_lc, carol_list) = lobby(&carol, "carolsri02").await;
+    assert_eq!(ids(&carol_list), std::slice::from_ref(&c));
+    let (mut lg, guest_list) = lobby(&guest, "guestsri01").await;
+    assert_eq!(ids(&guest_list), std::slice::from_ref(&a));
+    let (_lj, judge_list) = lobby(&judge, "judgesri01").await;
+    assert_eq!(ids(&judge_list), std::slice::from_ref(&a));
+    // A seek added later is filtered the same way.
+    let dave = Browser::new(&app.address);
+    dave.signup("dave").await;
+    let r = dave.post_form("/@/alice", "/@/alice/block", &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    let of_dave = seek(&dave, json!({"sri": "davesri001", "variant": "standard", "time": "3+0"})).await;
+    assert_eq!(lg.until("seek_add").await["d"]["id"], of_dave["id"]);
+    let (_la, alice_list) = lobby(&alice, "alicesri02").await;
+    assert_eq!(ids(&alice_list), std::slice::from_ref(&a), "only her own: dave blocks her, carol is marked");
+    // Taking them anyway is refused in words, and the seeks stay.
+    let accept = |b: &Browser, seek: &str, sri: &str| {
+        let (b, path) = (b.clone(), format!("/api/lobby/seek/{seek}/accept"));
+        let body = json!({"sri": sri});
+        async move { b.post_json(&path, &body).await }
+    };
+    let r = accept(&bob, &a, "bobsri0001").await;
+    assert_eq!(r.status().as_u16(), 403);
+    assert!(r.text().await.unwrap().contains("one of you blocks the other"));
+    let r = accept(&alice, &c, "alicesri02").await;
+    assert_eq!(r.status().as_u16(), 403);
+    let r = accept(&guest, &c, "guestsri01").await;
+    assert_eq!(r.status().as_u16(), 403);
+    let left: (i64,) = sqlx::query_as("SELECT count(*) FROM seeks").fetch_one(pool).await.unwrap();
+    assert_eq!(left.0, 3);
+    // Joining a friend's game by its link is refused across a block too.
+    let friendly = alice.create("standard", "5+0", "casual", "white").await;
+    let r = bob.post_form(&format!("/{friendly}"), &format!("/game/{friendly}/join"), &[]).await;
+    assert_eq!(r.status().as_u16(), 409);
+    assert!(r.text().await.unwrap().contains("one of you blocks the other"));
+    guest.join(&friendly).await;
+}

@@ -272,3 +272,67 @@ async fn the_block_api_needs_follow_write_and_blocks_as_the_profile_does() {
     assert_eq!(api_post(&app, &follow, "/api/rel/unblock/bob").await.status().as_u16(), 200);
     assert!(alice.html("/account/blocks").await.contains("You block nobody."));
 }
+
+/// The name the page header shows as signed in, if any.
+async fn signed_in_as(b: &Browser) -> Option<String> {
+    let html = b.html("/").await;
+    let at = html.find(r#"<span class="user-name">"#)? + r#"<span class="user-name">"#.len();
+    Some(html[at..at + html[at..].find('<').unwrap()].to_string())
+}
+
+#[tokio::test]
+async fn a_moderator_marks_closes_and_reopens_an_account_from_the_mod_view() {
+    let app = spawn_app().await;
+    let judge = with_role(&app, "judge", Role::Moderator).await;
+    let alice = with_role(&app, "alice", Role::User).await;
+    let view = judge.html("/mod/@/alice").await;
+    assert!(view.contains(r#"id="form-mark""#) && view.contains(r#"id="form-close""#), "{view}");
+    assert!(!view.contains(r#"id="form-lift""#), "nothing to lift");
+    // A bad kind or no reason: refused in words, nothing logged.
+    let r = judge.post_form("/mod/@/alice", "/mod/@/alice/mark", &[("kind", "saint"), ("reason", "x")]).await;
+    assert_eq!(r.status().as_u16(), 422);
+    assert!(r.text().await.unwrap().contains("choose engine or booster"));
+    let r = judge.post_form("/mod/@/alice", "/mod/@/alice/mark", &[("kind", "engine"), ("reason", "")]).await;
+    assert_eq!(r.status().as_u16(), 422);
+    assert_eq!(count(&app.db_pool, "SELECT count(*) FROM mod_log").await, 1, "the test's role change only");
+    // The engine mark: no rated game, so nothing to refund; in force, and offered to lift.
+    let r =
+        judge.post_form("/mod/@/alice", "/mod/@/alice/mark", &[("kind", "engine"), ("reason", "engine moves")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let body = r.text().await.unwrap();
+    assert!(body.contains("Engine mark given; no rating to refund; 0 report(s) closed."), "{body}");
+    assert!(body.contains(r#"data-kind="engine_mark""#) && body.contains(r#"<option value="engine_mark">"#));
+    // "Marked" on the profile, for moderators only.
+    assert!(judge.html("/@/alice").await.contains(r#"Marked: <strong class="mark">Engine mark</strong>"#));
+    assert!(!alice.html("/@/alice").await.contains("Marked:"));
+    assert!(!Browser::new(&app.address).html("/@/alice").await.contains("Marked:"));
+    let r = judge.post_form("/mod/@/alice", "/mod/@/alice/mark", &[("kind", "engine"), ("reason", "again")]).await;
+    assert_eq!(r.status().as_u16(), 422);
+    assert!(r.text().await.unwrap().contains("has that mark already"));
+    let r =
+        judge.post_form("/mod/@/alice", "/mod/@/alice/lift", &[("kind", "engine_mark"), ("reason", "appeal")]).await;
+    assert!(r.text().await.unwrap().contains("Lifted: engine mark."));
+    // Closing: alice's open session is signed out at once and her log-in refused.
+    assert_eq!(signed_in_as(&alice).await.as_deref(), Some("alice"));
+    let r = judge.post_form("/mod/@/alice", "/mod/@/alice/close", &[("reason", "ban evasion")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let body = r.text().await.unwrap();
+    assert!(body.contains("Account closed: 1 session(s) ended, 0 token(s) revoked"), "{body}");
+    assert!(body.contains(r#"id="form-reopen""#) && !body.contains(r#"id="form-close""#));
+    assert_eq!(signed_in_as(&alice).await, None);
+    let login = |b: &Browser| {
+        let b = b.clone();
+        async move { b.post_form("/login", "/login", &[("username", "alice"), ("password", "password123")]).await }
+    };
+    assert_eq!(login(&alice).await.status().as_u16(), 401);
+    let r = judge.post_form("/mod/@/alice", "/mod/@/alice/close", &[("reason", "twice")]).await;
+    assert_eq!(r.status().as_u16(), 422);
+    // Reopened: log-in works again.
+    let r =
+        judge.post_form("/mod/@/alice", "/mod/@/alice/lift", &[("kind", "account_closed"), ("reason", "appeal")]).await;
+    assert!(r.text().await.unwrap().contains("Account reopened"));
+    assert_eq!(login(&alice).await.status().as_u16(), 303);
+    let actions: Vec<String> =
+        sqlx::query_scalar("SELECT action FROM mod_log ORDER BY id").fetch_all(&app.db_pool).await.unwrap();
+    assert_eq!(actions, ["set_role", "engine_mark", "lift_engine_mark", "close_account", "reopen_account"]);
+}

@@ -198,9 +198,9 @@ async fn blocks_are_listed_undone_and_refuse_challenges_and_seeks() {
     let seek: Value = r.json().await.unwrap();
     let seek_id = seek["id"].as_str().unwrap();
     let r = alice_b.post_json(&format!("/api/lobby/seek/{seek_id}/accept"), &json!({"sri": "alicesri01"})).await;
-    assert_eq!(r.status().as_u16(), 409);
-    assert!(r.text().await.unwrap().contains("one blocks the other"));
-    assert_eq!(chessgold::db::lobby::live(pool).await.unwrap().len(), 1, "the seek is back");
+    assert_eq!(r.status().as_u16(), 403);
+    assert!(r.text().await.unwrap().contains("one of you blocks the other"));
+    assert_eq!(chessgold::db::lobby::live(pool).await.unwrap().len(), 1, "the seek stays");
 
     // Unblocked, the challenge goes.
     assert!(blocks::unblock(pool, bob, alice).await.unwrap());
@@ -298,6 +298,10 @@ async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
     assert_eq!(texts, ["bob here"]);
     let texts = history_of(&alice_b.socket(&id, None).await.until("chat_history").await);
     assert_eq!(texts, ["can you see me", "bob here"]);
+    // Nor in the lines the game page is drawn with.
+    let page = bob_b.html(&format!("/{id}")).await;
+    assert!(page.contains("bob here") && !page.contains("can you see me"), "{page}");
+    assert!(alice_b.html(&format!("/{id}")).await.contains("can you see me"));
     blocks::unblock(pool, bob, alice).await.unwrap();
 
     // A timeout: refused at once, saying until when.
@@ -320,7 +324,8 @@ async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
     assert_eq!(next_line(&mut b).await, "back");
     assert_eq!(next_line(&mut a).await, "back");
 
-    // A shadow-mute: alice's line is acknowledged and shown to her only, and kept out of history.
+    // A shadow-mute: alice's line is acknowledged and shown to her only, in her history too (so
+    // the mute goes unnoticed), in nobody else's.
     sanctions::shadow_mute(pool, judge, alice, &reason("troll")).await.unwrap();
     assert_eq!(say(&mut a, "nobody hears this").await["t"], "ack");
     assert_eq!(next_line(&mut a).await, "nobody hears this");
@@ -330,7 +335,10 @@ async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
     let history = again.until("chat_history").await;
     let texts: Vec<&str> =
         history["d"]["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap()).collect();
-    assert!(!texts.contains(&"nobody hears this") && texts.contains(&"back"), "{texts:?}");
+    assert!(texts.contains(&"nobody hears this") && texts.contains(&"back"), "{texts:?}");
+    let history = bob_b.socket(&id, None).await.until("chat_history").await;
+    assert!(!history.to_string().contains("nobody hears this"), "{history}");
+    assert!(!bob_b.html(&format!("/{id}")).await.contains("nobody hears this"));
     // Another shadow-muted player sees it.
     sanctions::shadow_mute(pool, judge, bob, &reason("troll too")).await.unwrap();
     assert_eq!(say(&mut a, "hello fellow").await["t"], "ack");
@@ -430,7 +438,7 @@ async fn a_marked_account_pairs_only_with_marked_ones_in_pools_and_seeks() {
     let r = b[1]
         .post_json(&format!("/api/lobby/seek/{}/accept", seek["id"].as_str().unwrap()), &json!({"sri": "bobsri0001"}))
         .await;
-    assert_eq!(r.status().as_u16(), 409);
+    assert_eq!(r.status().as_u16(), 403);
     assert!(r.text().await.unwrap().contains("cannot be accepted"));
     let r = b[0].post_json(&format!("/api/lobby/seek/{}/cancel", seek["id"].as_str().unwrap()), &json!({})).await;
     assert!(r.status().is_success(), "{}", r.status());
@@ -517,9 +525,37 @@ async fn a_repeat_abandoner_cannot_challenge_seek_or_pair_until_the_ban_ends() {
     assert_eq!(r.status().as_u16(), 409);
     assert!(r.text().await.unwrap().contains("more minutes"));
 
-    // In a pool she is not paired.
+    // Nor can she seek, join a pool, or join a friend's game by its link.
+    let r = b[0]
+        .post_json(
+            "/api/lobby/seek",
+            &json!({"sri": "alicesri01", "variant": "gold", "time": "5+3", "mode": "casual", "color": "random"}),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 409);
+    let refused: Value = r.json().await.unwrap();
+    assert_eq!(refused["code"], "play_banned", "{refused}");
     let _la = lobby(&b[0], "alicesri02").await;
+    let r = b[0]
+        .post_json("/api/lobby/pool/join", &json!({"sri": "alicesri02", "variant": "standard", "time": "3+2"}))
+        .await;
+    assert_eq!(r.status().as_u16(), 409);
+    assert!(r.text().await.unwrap().contains("more minutes"));
+    let friendly = b[1].create("standard", "5+0", "casual", "white").await;
+    let r = b[0].post_form(&format!("/{friendly}"), &format!("/game/{friendly}/join"), &[]).await;
+    assert_eq!(r.status().as_u16(), 409);
+    assert!(r.text().await.unwrap().contains("more minutes"));
+    // In a pool she is not paired (a place taken before the ban).
+    sqlx::query("UPDATE games SET finished_at = finished_at - interval '1 day' WHERE id = 'nostart2'")
+        .execute(pool)
+        .await
+        .unwrap();
     join_pool(&b[0], "alicesri02").await;
+    sqlx::query("UPDATE games SET finished_at = finished_at + interval '1 day' WHERE id = 'nostart2'")
+        .execute(pool)
+        .await
+        .unwrap();
+    assert!(playban::play_ban(pool, alice).await.unwrap().is_some());
     let ctx = app.state.lobby_ctx();
     let bob_b = Browser::new(&app.address);
     bob_b.signup("carol").await;

@@ -27,11 +27,13 @@ async fn sessions_live_in_postgres_and_survive_redis_losing_its_keys() {
     assert_eq!(json["broker_kind"], "redis");
     assert_eq!(app.post_signup("redisuser", "password1").await.status().as_u16(), 303);
     assert_eq!(app.logged_in_name().await.as_deref(), Some("redisuser"));
-    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM sessions s JOIN users u ON u.id = s.user_id \
-                                        WHERE u.username = 'redisuser'")
-        .fetch_one(&app.db_pool)
-        .await
-        .unwrap();
+    let rows: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM sessions s JOIN users u ON u.id = s.user_id \
+                                        WHERE u.username = 'redisuser'",
+    )
+    .fetch_one(&app.db_pool)
+    .await
+    .unwrap();
     assert_eq!(rows, 1);
     assert!(keys(&format!("{prefix}session:")).await.is_empty(), "no session in Redis");
     let client = redis::Client::open(redis_url()).unwrap();

@@ -148,6 +148,26 @@ impl Round {
                 self.send(conn, full);
             }
         }
+        self.send_chat_history(conn, room, reader).await;
+        let crowd = self.crowd_view();
+        self.send(conn, protocol::msg("crowd", view::value(&crowd)));
+    }
+
+    /// After the broker subscription was lost and restored: the notices of other instances
+    /// published meanwhile were not heard, so the game is reloaded (its missed events
+    /// forwarded) and every socket gets its chat room's history again.
+    pub(super) async fn catch_up_after_gap(&mut self) {
+        self.reload().await;
+        let readers: Vec<_> = self.conns.iter().map(|(id, c)| (*id, c.room(), c.user_id)).collect();
+        for (conn, room, reader) in readers {
+            self.send_chat_history(conn, room, reader).await;
+        }
+    }
+
+    /// Sends a socket its room's chat history as its reader sees it: without the lines of the
+    /// accounts the reader blocks, and with the reader's own shadow-muted lines (so the mute
+    /// stays unnoticed).
+    async fn send_chat_history(&mut self, conn: u64, room: Room, reader: Option<uuid::Uuid>) {
         let (pool, id) = (&self.ctx.pool, self.live.id.as_str());
         let lines = match reader {
             Some(u) => db::games::recent_chat_for(pool, id, room.as_str(), CHAT_HISTORY, u).await,
@@ -159,27 +179,6 @@ impl Round {
                 self.send(conn, protocol::msg("chat_history", view::value(&history)));
             }
             Err(e) => tracing::warn!(error = format!("{e:#}"), "loading chat"),
-        }
-        let crowd = self.crowd_view();
-        self.send(conn, protocol::msg("crowd", view::value(&crowd)));
-    }
-
-    /// After the broker subscription was lost and restored: the notices of other instances
-    /// published meanwhile were not heard, so the game is reloaded (its missed events
-    /// forwarded) and every socket gets its chat room's history again.
-    pub(super) async fn catch_up_after_gap(&mut self) {
-        self.reload().await;
-        for room in [Room::Player, Room::Spectator] {
-            if !self.conns.values().any(|c| c.room() == room) {
-                continue;
-            }
-            match db::games::recent_chat(&self.ctx.pool, self.live.id.as_str(), room.as_str(), CHAT_HISTORY).await {
-                Ok(lines) => {
-                    let history = view::ChatHistory { room, lines: lines.iter().map(ChatLine::from).collect() };
-                    self.send_all(&protocol::msg("chat_history", view::value(&history)), Some(room));
-                }
-                Err(e) => tracing::warn!(error = format!("{e:#}"), "loading chat"),
-            }
         }
     }
 

@@ -427,6 +427,19 @@ mod tests {
         assert_ne!(a.0.fen(), b.0.fen());
     }
 
+    #[tokio::test]
+    async fn every_variant_the_bot_plays_has_reference_figures() {
+        let thinkers = Thinkers::new(2);
+        let setup = ReferenceSetup { nodes: 300, play_nodes: 200, games: 2, plies: 6, opening_plies: 2 };
+        let infos: Vec<_> =
+            chessgold_engine::registry::variants().iter().filter(|v| crate::bots::plays(v.id)).collect();
+        assert!(infos.len() > 1, "more than chess");
+        for info in infos {
+            let f = reference_figures(&thinkers, info, Level::MAX, &setup).await.expect("analysed");
+            assert!(f.moves > 0 && f.moves <= 12, "{}: {f:?}", info.id);
+        }
+    }
+
     #[test]
     fn figures_add_up_with_the_loss_averaged_over_both() {
         let mut a = PlayerFigures { moves: 3, top_matches: 2, avg_loss_cp: 10.0, losses: 2 };

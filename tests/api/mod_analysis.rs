@@ -97,7 +97,12 @@ async fn an_analysis_asked_from_the_mod_view_runs_to_done_once_with_its_progress
     assert_eq!(p["state"], "running");
     assert_eq!((p["gamesDone"].as_i64(), p["gamesTotal"].as_i64()), (Some(0), Some(2)), "{p}");
     let page = judge.html("/mod/@/cheat/analysis").await;
-    assert!(page.contains(r#"<progress id="analysis-progress" value="0" max="2">"#), "{page}");
+    assert!(
+        page.contains(
+            r#"<progress id="analysis-progress" aria-labelledby="analysis-progress-text" value="0" max="2">"#
+        ),
+        "{page}"
+    );
     assert!(page.contains("0 of 2 games analysed") && page.contains("data-poll=\"/mod/@/cheat/analysis.json\""));
     assert!(page.contains("/static/js/mod-analysis."), "the progress script: {page}");
     // Asked again while it runs: the same job, logged once.
@@ -128,7 +133,12 @@ async fn an_analysis_asked_from_the_mod_view_runs_to_done_once_with_its_progress
     assert_eq!(count(pool, "SELECT count(*) FROM analysis_references").await, 3, "kept for the next jobs");
 
     let page = judge.html("/mod/@/cheat/analysis").await;
-    assert!(page.contains(r#"<progress id="analysis-progress" value="2" max="2">"#), "{page}");
+    assert!(
+        page.contains(
+            r#"<progress id="analysis-progress" aria-labelledby="analysis-progress-text" value="2" max="2">"#
+        ),
+        "{page}"
+    );
     assert!(page.contains("Done: 2 of 2 games analysed") && !page.contains("data-poll"));
     for g in &job.result.games {
         let share = format!("{:.0}%", g.user.top_share() * 100.0);

@@ -24,6 +24,8 @@ pub struct Settings {
     pub log: LogSettings,
     /// Live games: clocks, sockets, chat, the sweeper.
     pub game: GameSettings,
+    /// The moderators' engine analysis.
+    pub analysis: AnalysisSettings,
 }
 
 /// The HTTP side.
@@ -170,6 +172,33 @@ pub struct GameSettings {
     pub bot_max_searches: usize,
     /// A bot's time per move in unlimited games, milliseconds (each level uses its share).
     pub bot_movetime_ms: u64,
+}
+
+/// The moderators' engine analysis (`[analysis]`): its search budgets, how many games, and the
+/// reference games of the bot levels.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisSettings {
+    /// How many of the user's latest rated games a job analyses.
+    pub games: u32,
+    /// Nodes of level 8's search per analysed position.
+    pub nodes: u64,
+    /// The bot levels whose figures are shown beside the user's.
+    pub levels: Vec<u8>,
+    /// Nodes per move in the reference games (smaller than `nodes`, so that the analysis sees
+    /// further than the players, as it does a person's games).
+    pub reference_nodes: u64,
+    /// Reference games per level and variant.
+    pub reference_games: u32,
+    /// Bot moves per reference game, at most (after the random opening).
+    pub reference_plies: u32,
+    /// Random legal actions that open each reference game (seeded, one seed per game).
+    pub opening_plies: u32,
+    /// How often a worker looks for jobs queued on another instance (seconds).
+    pub poll_secs: u64,
+    /// How long a claim on a running job lasts unrenewed (seconds): a job whose server died is
+    /// claimed again after this.
+    pub lease_secs: u64,
 }
 
 impl GameSettings {

@@ -64,6 +64,8 @@ pub struct AppState {
     pub lobby: Arc<Lobby>,
     /// Account news for this instance's event streams.
     pub users: Arc<crate::notify::UserHub>,
+    /// The moderators' engine analysis: its settings and the worker's wake-up.
+    pub analysis: crate::moderation::analysis_jobs::AnalysisCtx,
 }
 
 impl AppState {
@@ -159,6 +161,12 @@ impl Application {
             }
             Err(e) => tracing::warn!(error = format!("{e:#}"), "could not resume the bot games"),
         }
+        let analysis = crate::moderation::analysis_jobs::AnalysisCtx {
+            pool: pool.clone(),
+            thinkers: rounds.ctx().thinkers.clone(),
+            cfg: Arc::new(settings.analysis.clone()),
+            wake: Arc::new(tokio::sync::Notify::new()),
+        };
         let guest_key = GuestKey::derive(session_secret.expose_secret())?;
         let lobby = Lobby::start(broker.clone(), pools);
         let users = crate::notify::UserHub::start(broker.clone());
@@ -176,6 +184,7 @@ impl Application {
             secure_cookies: settings.application.secure_cookies,
             lobby,
             users,
+            analysis,
         });
         let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))
             .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
@@ -196,7 +205,8 @@ impl Application {
     }
 
     /// Serves until SIGTERM/SIGINT (graceful: running requests get the shutdown timeout), with the
-    /// housekeeping tasks beside it: rate-limit pruning, expired sessions, the heartbeat and the game sweeper.
+    /// housekeeping tasks beside it: rate-limit pruning, expired sessions, the heartbeat and the
+    /// game sweeper, the lobby's matcher, and the moderators' engine-analysis worker.
     ///
     /// # Errors
     /// The server fails.
@@ -214,11 +224,13 @@ impl Application {
         };
         let ctx = self.state.rounds.ctx().clone();
         let lobby = self.state.lobby_ctx();
+        let analysis = self.state.analysis.clone();
         tokio::select! {
             result = self.server => result,
             () = housekeeping => Ok(()),
             () = game::sweeper::keep_time(ctx, self.downtime_forgiven) => Ok(()),
             () = crate::lobby::keep_lobby(lobby) => Ok(()),
+            () = crate::moderation::analysis_jobs::keep_analysing(analysis) => Ok(()),
         }
     }
 }

@@ -44,11 +44,13 @@ pub enum ModAction {
     CloseAccount,
     /// A closed account reopened.
     ReopenAccount,
+    /// An engine analysis of the account's recent rated games asked for (`details`: `job`).
+    AnalysisRequested,
 }
 
 impl ModAction {
     /// Every action.
-    pub const ALL: [ModAction; 12] = [
+    pub const ALL: [ModAction; 13] = [
         ModAction::SetRole,
         ModAction::CloseReports,
         ModAction::ChatTimeout,
@@ -61,6 +63,7 @@ impl ModAction {
         ModAction::LiftBoosterMark,
         ModAction::CloseAccount,
         ModAction::ReopenAccount,
+        ModAction::AnalysisRequested,
     ];
 
     /// The stored text.
@@ -78,6 +81,7 @@ impl ModAction {
             ModAction::LiftBoosterMark => "lift_booster_mark",
             ModAction::CloseAccount => "close_account",
             ModAction::ReopenAccount => "reopen_account",
+            ModAction::AnalysisRequested => "analysis_requested",
         }
     }
 

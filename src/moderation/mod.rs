@@ -9,6 +9,7 @@
 //! closes the open reports it answers ([`reports::close_open`]) in the same transaction.
 
 pub mod analysis;
+pub mod analysis_jobs;
 pub mod blocks;
 pub mod closure;
 pub mod log;

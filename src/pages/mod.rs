@@ -3,6 +3,7 @@
 
 pub mod challenge;
 pub mod diagram;
+pub mod mod_analysis;
 pub mod moderation;
 pub mod profile;
 pub mod rules;

@@ -10,6 +10,7 @@ mod lichess;
 mod lobby;
 mod local_play;
 mod migrations;
+mod mod_analysis;
 mod mod_pages;
 mod moderation;
 mod pages;

@@ -350,7 +350,7 @@ async fn blocks_hide_lines_and_chat_sanctions_hold_at_once_on_every_instance() {
 
 /// White creates a rated standard 5+0 game, Black joins and mates with the fool's mate: White
 /// loses rating points to Black.
-async fn black_wins_rated(w: &Browser, b: &Browser) -> String {
+pub(crate) async fn black_wins_rated(w: &Browser, b: &Browser) -> String {
     let id = w.create("standard", "5+0", "rated", "white").await;
     b.join(&id).await;
     let mut ws = w.socket(&id, None).await;

@@ -121,6 +121,7 @@ impl Site {
             Page::new("report queue", "/mod", done),
             Page::new("mod search", "/mod/search?q=b", "document.getElementById('results')"),
             Page::new("mod view", "/mod/@/bob", done),
+            Page::new("mod analysis", "/mod/@/bob/analysis", done),
             Page::new("mod log", "/mod/log", done),
         ]
     }

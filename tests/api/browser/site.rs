@@ -103,7 +103,7 @@ impl Site {
     }
 
     /// Pages of a signed-in player, besides [`Site::pages`]: the challenge to them (and its
-    /// notification on every page), their token list with a token, and the password form.
+    /// notification on every page), their token list with a token, and the password form, the sessions.
     pub fn account_pages(challenge: &str) -> Vec<Page> {
         let done = "document.readyState === 'complete'";
         vec![
@@ -111,6 +111,7 @@ impl Site {
             Page::new("API tokens", "/account/tokens", "document.querySelector('tr.token')"),
             Page::new("change password", "/account/password", done),
             Page::new("blocked players", "/account/blocks", done),
+            Page::new("sessions", "/account/sessions", "document.querySelector('tr.session.current')"),
         ]
     }
 
@@ -120,6 +121,7 @@ impl Site {
         vec![
             Page::new("report queue", "/mod", done),
             Page::new("mod search", "/mod/search?q=b", "document.getElementById('results')"),
+            Page::new("mod search by address", "/mod/search?q=127.0.0.1", "document.getElementById('logins')"),
             Page::new("mod view", "/mod/@/bob", done),
             Page::new("mod analysis", "/mod/@/bob/analysis", done),
             Page::new("mod log", "/mod/log", done),

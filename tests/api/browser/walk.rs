@@ -97,6 +97,28 @@ async fn every_page_kind_on(screen: Screen, name: &str) {
     chessgold::moderation::roles::set_role(&site.app.db_pool, None, name, chessgold::domain::Role::Moderator, &why)
         .await
         .expect("the walker moderates");
+    // Reports in the queue, so that its tables are walked filled.
+    {
+        use chessgold::moderation::reports::{self, NewReport, ReportReason, ReportText};
+        let pool = &site.app.db_pool;
+        for (reporter, target, reason, text) in [
+            (name, "bob", ReportReason::Cheat, "every move is the engine's first choice"),
+            ("carol", "bob", ReportReason::Cheat, "too strong for a 1500"),
+            (name, "carol", ReportReason::Comm, "insults in the game chat"),
+        ] {
+            let id = |n| async move {
+                chessgold::db::users::find_by_name(pool, n).await.expect("read").expect("an account").id
+            };
+            let new = NewReport {
+                reporter: id(reporter).await,
+                target: id(target).await,
+                reason,
+                text: ReportText::parse(text).expect("a report text"),
+                game: None,
+            };
+            reports::submit(pool, &new).await.expect("a report");
+        }
+    }
     pages.extend(Site::mod_pages());
     walk(&b, screen, &pages, Visitor::SignedIn, &mut findings).await;
 

@@ -74,13 +74,47 @@ pub async fn track(
     Ok(res)
 }
 
-/// `GET /metrics`.
-pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+/// `GET /metrics`, for the configured addresses (`application.metrics_from`) or with the bearer
+/// token `application.metrics_token`; 404 for anyone else, as if there were nothing here.
+pub async fn metrics(req: actix_web::HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    if !state.metrics_access.allows(&req, state.trust_forwarded_for) {
+        return HttpResponse::NotFound().finish();
+    }
     match state.metrics.render() {
         Ok(text) => HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(text),
         Err(e) => {
             tracing::error!(error = format!("{e:#}"), "metrics failed");
             HttpResponse::InternalServerError().finish()
         }
+    }
+}
+
+/// Who may read `/metrics`.
+#[derive(Debug, Clone)]
+pub struct MetricsAccess {
+    from: Vec<std::net::IpAddr>,
+    token: Option<String>,
+}
+
+impl MetricsAccess {
+    /// From the settings: the addresses, and the token (none when empty).
+    pub fn new(from: Vec<std::net::IpAddr>, token: &secrecy::SecretString) -> MetricsAccess {
+        use secrecy::ExposeSecret;
+        let token = Some(token.expose_secret().to_string()).filter(|t| !t.is_empty());
+        MetricsAccess { from, token }
+    }
+
+    /// Whether the request may read the metrics.
+    pub fn allows(&self, req: &actix_web::HttpRequest, trust_forwarded_for: bool) -> bool {
+        if self.from.contains(&crate::startup::client_ip(req, trust_forwarded_for)) {
+            return true;
+        }
+        let Some(token) = &self.token else { return false };
+        let given = req
+            .headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        given.is_some_and(|g| crate::auth::csrf::constant_time_eq(g.as_bytes(), token.as_bytes()))
     }
 }

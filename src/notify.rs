@@ -47,9 +47,12 @@ impl UserHub {
                         }
                         Err(e) => tracing::warn!(error = %e, "an account message could not be read"),
                     },
-                    // News published meanwhile is lost; a stream opened again lists the games
-                    // and challenges from the database.
-                    Delivery::Resumed => tracing::warn!("account news may have been missed during a broker outage"),
+                    // News published meanwhile is lost: every listener catches up from the
+                    // database (the event streams list what changed, `UserMsg::Resync`).
+                    Delivery::Resumed => {
+                        tracing::warn!("account news may have been missed during a broker outage: listeners catch up");
+                        let _ = local.send(Envelope { user: Uuid::nil(), msg: UserMsg::Resync });
+                    }
                 }
             }
         });
@@ -80,15 +83,17 @@ pub async fn account_closed(rx: &mut broadcast::Receiver<Envelope>, user: Option
     }
 }
 
-/// The next message for `user`, or `None` once the hub is gone. A listener that fell behind
-/// skips what it missed.
+/// The next message for `user`, or `None` once the hub is gone. [`UserMsg::Resync`] when news
+/// may have been missed (the broker subscription was lost, or this listener fell behind): the
+/// listener catches up from the database.
 pub async fn next_for(rx: &mut broadcast::Receiver<Envelope>, user: Uuid) -> Option<UserMsg> {
     loop {
         match rx.recv().await {
-            Ok(e) if e.user == user => return Some(e.msg),
+            Ok(e) if e.user == user || e.msg == UserMsg::Resync => return Some(e.msg),
             Ok(_) => {}
             Err(broadcast::error::RecvError::Lagged(n)) => {
                 tracing::warn!(user.id = %user, missed = n, "an event stream fell behind");
+                return Some(UserMsg::Resync);
             }
             Err(broadcast::error::RecvError::Closed) => return None,
         }
@@ -126,6 +131,9 @@ pub enum UserMsg {
     },
     /// A moderator closed the account: its sockets and streams are to close.
     AccountClosed,
+    /// News may have been missed (to every listener of this instance, never sent on the
+    /// broker): catch up from the database.
+    Resync,
 }
 
 /// Tells an account (every instance).

@@ -1,6 +1,7 @@
 //! Typed, layered configuration: `config/default.toml`, then `config/{CHESSGOLD_ENV}.toml`, then
 //! environment variables `CHESSGOLD__SECTION__KEY`, then `DATABASE_URL`.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -56,6 +57,10 @@ pub struct ApplicationSettings {
     pub shutdown_timeout_secs: u64,
     /// Read the client address from `X-Forwarded-For`.
     pub trust_forwarded_for: bool,
+    /// Addresses that may read `/metrics` without a token (loopback by default).
+    pub metrics_from: Vec<IpAddr>,
+    /// A bearer token that opens `/metrics` from anywhere; empty means none.
+    pub metrics_token: SecretString,
     /// Cap on the actions of one local-play request.
     pub max_local_actions: usize,
 }
@@ -306,6 +311,7 @@ impl Settings {
                 .separator("__")
                 .list_separator(",")
                 .with_list_parse_key("application.public_origins")
+                .with_list_parse_key("application.metrics_from")
                 .try_parsing(true),
         );
         if let Ok(url) = std::env::var("DATABASE_URL")

@@ -46,6 +46,10 @@ pub struct AppState {
     pub limiters: Limiters,
     /// Prometheus metrics.
     pub metrics: Metrics,
+    /// Who may read them.
+    pub metrics_access: crate::metrics::MetricsAccess,
+    /// The open sockets per client address (capped per instance).
+    pub sockets: crate::game::socket::SocketsPerAddress,
     /// Read client addresses from `X-Forwarded-For`.
     pub trust_forwarded_for: bool,
     /// Extra origins allowed to send unsafe requests.
@@ -175,6 +179,11 @@ impl Application {
             broker,
             limiters: Limiters::new(&settings.rate_limit),
             metrics: Metrics::new()?,
+            metrics_access: crate::metrics::MetricsAccess::new(
+                settings.application.metrics_from.clone(),
+                &settings.application.metrics_token,
+            ),
+            sockets: crate::game::socket::SocketsPerAddress::default(),
             trust_forwarded_for: settings.application.trust_forwarded_for,
             public_origins: settings.application.public_origins.clone(),
             max_local_actions: settings.application.max_local_actions,

@@ -2,8 +2,11 @@
 //! games being played (`gameStart`) and pending challenges (`challenge`), then `gameStart`,
 //! `gameFinish`, `challenge`, `challengeCanceled`, `challengeDeclined` as they happen, on any
 //! instance (the broker channel `users`), and a newline every few seconds to keep it open.
-//! The site's pages read it too (with the session) for their challenge notifications.
+//! The site's pages read it too (with the session) for their challenge notifications. After a
+//! gap in the news (a broker outage, a stream that fell behind) the stream sends what changed
+//! meanwhile, read from the database.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -33,20 +36,79 @@ pub async fn stream(
     // Listen before reading the current games and challenges, so nothing falls between.
     let sub = state.users.listen();
     let base = lichess::base_url(&req);
-    let mut first = Vec::new();
-    let games = db::games::ongoing_of_user(&state.pool, user.id).await.map_err(|e| internal(&e))?;
-    for g in games {
-        if let Some(v) = game_event(&state, user.id, "gameStart", &g).await {
-            first.push(v);
+    let mut sent = Sent::default();
+    let first = sent.catch_up(&state, user.id, &base).await.map_err(|e| internal(&e))?;
+    let (tx, rx) = mpsc::channel::<String>(256);
+    tokio::spawn(follow(state.into_inner(), user.id, base, first, sent, sub, tx));
+    Ok(ndjson(rx))
+}
+
+/// What a stream has told its client: the games started and not finished, the challenges that
+/// were pending. After a gap in the news ([`UserMsg::Resync`]) the stream compares it with the
+/// database and sends only what changed meanwhile.
+#[derive(Debug, Default)]
+struct Sent {
+    games: HashSet<String>,
+    challenges: HashSet<String>,
+}
+
+impl Sent {
+    /// The lines that bring the client from what it was told to the database's state: at
+    /// connection, every game being played and every pending challenge.
+    async fn catch_up(&mut self, state: &AppState, user: Uuid, base: &str) -> anyhow::Result<Vec<Value>> {
+        let mut out = Vec::new();
+        let games: HashSet<String> = db::games::ongoing_of_user(&state.pool, user).await?.into_iter().collect();
+        let mut ended: Vec<&String> = self.games.difference(&games).collect();
+        ended.sort();
+        for g in ended {
+            out.extend(game_event(state, user, "gameFinish", g).await);
+        }
+        let mut started: Vec<&String> = games.difference(&self.games).collect();
+        started.sort();
+        for g in started {
+            out.extend(game_event(state, user, "gameStart", g).await);
+        }
+        let pending = db::challenges::pending_of(&state.pool, user).await?;
+        let now: HashSet<String> = pending.iter().map(|c| c.id.clone()).collect();
+        let mut gone: Vec<&String> = self.challenges.difference(&now).collect();
+        gone.sort();
+        for id in gone {
+            // Answered meanwhile: canceled or declined say so; an accepted one is its gameStart.
+            if let Some(c) = db::challenges::find(&state.pool, id).await? {
+                let t = match c.status.as_str() {
+                    "declined" => "challengeDeclined",
+                    "accepted" => continue,
+                    _ => "challengeCanceled",
+                };
+                out.push(json!({"type": t, "challenge": challenge_json(&c, base, Some(user))}));
+            }
+        }
+        for c in pending.iter().filter(|c| !self.challenges.contains(&c.id)) {
+            out.push(json!({"type": "challenge", "challenge": challenge_json(c, base, Some(user))}));
+        }
+        self.games = games;
+        self.challenges = now;
+        Ok(out)
+    }
+
+    /// Notes a message as told.
+    fn told(&mut self, msg: &UserMsg) {
+        match msg {
+            UserMsg::GameStart { game } => {
+                self.games.insert(game.clone());
+            }
+            UserMsg::GameFinish { game } => {
+                self.games.remove(game);
+            }
+            UserMsg::Challenge { id } => {
+                self.challenges.insert(id.clone());
+            }
+            UserMsg::ChallengeCanceled { id } | UserMsg::ChallengeDeclined { id } => {
+                self.challenges.remove(id);
+            }
+            UserMsg::AccountClosed | UserMsg::Resync => {}
         }
     }
-    let challenges = db::challenges::pending_of(&state.pool, user.id).await.map_err(|e| internal(&e))?;
-    for c in challenges {
-        first.push(json!({"type": "challenge", "challenge": challenge_json(&c, &base, Some(user.id))}));
-    }
-    let (tx, rx) = mpsc::channel::<String>(256);
-    tokio::spawn(follow(state.into_inner(), user.id, base, first, sub, tx));
-    Ok(ndjson(rx))
 }
 
 async fn follow(
@@ -54,6 +116,7 @@ async fn follow(
     user: Uuid,
     base: String,
     first: Vec<Value>,
+    mut sent: Sent,
     mut sub: tokio::sync::broadcast::Receiver<notify::Envelope>,
     out: mpsc::Sender<String>,
 ) {
@@ -74,8 +137,25 @@ async fn follow(
                 let Some(msg) = msg else { break };
                 // A moderator closed the account: the stream ends.
                 if msg == UserMsg::AccountClosed { break }
-                let Some(v) = render(&state, user, &base, &msg).await else { continue };
-                if out.send(line(&v)).await.is_err() { break }
+                let lines = if msg == UserMsg::Resync {
+                    match sent.catch_up(&state, user, &base).await {
+                        Ok(lines) => lines,
+                        Err(e) => {
+                            // The client would miss what changed: the stream ends, and a client
+                            // that opens it again gets the whole list.
+                            tracing::warn!(error = format!("{e:#}"), "an event stream could not catch up");
+                            break;
+                        }
+                    }
+                } else {
+                    sent.told(&msg);
+                    render(&state, user, &base, &msg).await.into_iter().collect()
+                };
+                let mut closed = false;
+                for v in lines {
+                    if out.send(line(&v)).await.is_err() { closed = true; break }
+                }
+                if closed { break }
             }
             _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
             () = out.closed() => break,
@@ -90,7 +170,7 @@ async fn render(state: &AppState, user: Uuid, base: &str, msg: &UserMsg) -> Opti
         UserMsg::Challenge { id } => challenge_event(state, user, base, "challenge", id).await,
         UserMsg::ChallengeCanceled { id } => challenge_event(state, user, base, "challengeCanceled", id).await,
         UserMsg::ChallengeDeclined { id } => challenge_event(state, user, base, "challengeDeclined", id).await,
-        UserMsg::AccountClosed => None,
+        UserMsg::AccountClosed | UserMsg::Resync => None,
     }
 }
 

@@ -147,6 +147,10 @@ async fn wait(
         tokio::select! {
             msg = notify::next_for(&mut sub, user) => match msg {
                 Some(UserMsg::GameStart { game }) if GameId::parse(&game).is_some() => break,
+                // The pairing's news may have been missed: a game started means it was paired.
+                Some(UserMsg::Resync) => {
+                    if matches!(store_busy(&state, user).await, Some(true)) { break }
+                }
                 Some(_) => {}
                 None => break,
             },
@@ -162,4 +166,9 @@ async fn wait(
     if let Err(e) = state.lobby.pools.leave_conn(&conn).await {
         tracing::warn!(error = format!("{e:#}"), "leaving the pool failed");
     }
+}
+
+/// Whether the account is in a started clocked game (`None` when the database cannot say).
+async fn store_busy(state: &AppState, user: uuid::Uuid) -> Option<bool> {
+    crate::game::store::busy(&state.pool, &[PlayerRef::User(user)]).await.ok().map(|b| b.is_some())
 }

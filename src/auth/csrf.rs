@@ -106,7 +106,7 @@ impl<T: serde::de::DeserializeOwned + CsrfField + 'static> actix_web::FromReques
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -178,6 +178,22 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
     .context("listing pending challenges")
 }
 
+/// How many pending challenges an account has received, and how many it has sent.
+///
+/// # Errors
+/// Database failures.
+pub async fn pending_counts(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Result<(i64, i64)> {
+    let row = sqlx::query!(
+        r#"SELECT count(*) FILTER (WHERE dest_id = $1) AS "received!", count(*) FILTER (WHERE challenger_id = $1) AS "sent!"
+           FROM challenges WHERE (challenger_id = $1 OR dest_id = $1) AND status = 'created' AND expires_at > now()"#,
+        user_id
+    )
+    .fetch_one(db)
+    .await
+    .context("counting pending challenges")?;
+    Ok((row.received, row.sent))
+}
+
 /// A challenge that lapsed: its id and its two accounts.
 #[derive(Debug, Clone)]
 pub struct Lapsed {

@@ -462,6 +462,34 @@ pub async fn recent_chat(
     Ok(rows)
 }
 
+/// How many chat lines an author said in the last `secs` seconds: an account's in every game, a
+/// guest's (no account) as the seat `color` of this game; 0 for a guest spectator.
+///
+/// # Errors
+/// Database failures.
+pub async fn recent_chat_count(
+    db: impl PgExecutor<'_>,
+    game_id: &str,
+    user: Option<Uuid>,
+    color: Option<&str>,
+    secs: i64,
+) -> anyhow::Result<i64> {
+    if user.is_none() && color.is_none() {
+        return Ok(0);
+    }
+    sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM game_chat WHERE at > now() - make_interval(secs => $4)
+           AND (user_id = $1 OR ($1::uuid IS NULL AND user_id IS NULL AND game_id = $2 AND color = $3))"#,
+        user,
+        game_id,
+        color,
+        secs as f64
+    )
+    .fetch_one(db)
+    .await
+    .context("counting chat lines")
+}
+
 /// [`recent_chat`] as `reader` sees it: without the lines of the accounts they block, with their
 /// own shadow-muted lines.
 ///

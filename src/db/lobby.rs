@@ -40,6 +40,8 @@ pub struct SeekRow {
     pub expires_at: OffsetDateTime,
     /// When it was made.
     pub created_at: OffsetDateTime,
+    /// The address it came from.
+    pub ip: Option<String>,
 }
 
 /// Stores a new seek.
@@ -49,8 +51,8 @@ pub struct SeekRow {
 pub async fn insert(db: impl PgExecutor<'_>, s: &SeekRow) -> anyhow::Result<()> {
     sqlx::query!(
         "INSERT INTO seeks (id, user_id, guest_id, name, rating, provisional, variant, clock_limit, clock_increment,
-                            rated, color, rating_min, rating_max, conn, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                            rated, color, rating_min, rating_max, conn, expires_at, created_at, ip)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         s.id,
         s.user_id,
         s.guest_id,
@@ -66,7 +68,8 @@ pub async fn insert(db: impl PgExecutor<'_>, s: &SeekRow) -> anyhow::Result<()> 
         s.rating_max,
         s.conn,
         s.expires_at,
-        s.created_at
+        s.created_at,
+        s.ip
     )
     .execute(db)
     .await
@@ -99,6 +102,17 @@ pub async fn count_of(db: impl PgExecutor<'_>, user_id: Option<Uuid>, guest_id: 
     .fetch_one(db)
     .await
     .context("counting seeks")
+}
+
+/// How many live seeks came from an address.
+///
+/// # Errors
+/// Database failures.
+pub async fn count_from(db: impl PgExecutor<'_>, ip: &str) -> anyhow::Result<i64> {
+    sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM seeks WHERE expires_at > now() AND ip = $1"#, ip)
+        .fetch_one(db)
+        .await
+        .context("counting an address's seeks")
 }
 
 /// Takes a live seek away (the one accepting it wins); `None` when it is gone.

@@ -48,10 +48,64 @@ pub async fn open(
     if !origin_allowed_headers(&req, &state.public_origins) {
         return Err(PageError::CrossOrigin.into());
     }
+    let slot = state.sockets.take(&req, state.trust_forwarded_for)?;
     let (response, ws, stream) = actix_ws::handle(&req, body)?;
     let stream = stream.max_frame_size(state.game.max_frame_bytes);
-    actix_web::rt::spawn(serve(state.into_inner(), id, identity, query.v, ws, stream));
+    let serving = serve(state.into_inner(), id, identity, query.v, ws, stream);
+    actix_web::rt::spawn(async move {
+        serving.await;
+        drop(slot);
+    });
     Ok(response)
+}
+
+/// The most sockets (game and lobby) one client address holds open on an instance.
+pub const SOCKETS_PER_ADDRESS: usize = 100;
+
+/// The open sockets per client address, to cap them ([`SOCKETS_PER_ADDRESS`]).
+#[derive(Debug, Default, Clone)]
+pub struct SocketsPerAddress(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>);
+
+/// A socket's place among its address's: given back when dropped (the socket closed).
+#[derive(Debug)]
+pub struct SocketSlot {
+    open: SocketsPerAddress,
+    ip: std::net::IpAddr,
+}
+
+impl SocketsPerAddress {
+    /// A place for a socket of the request's address.
+    ///
+    /// # Errors
+    /// 429 when the address holds [`SOCKETS_PER_ADDRESS`] sockets already.
+    pub fn take(&self, req: &HttpRequest, trust_forwarded_for: bool) -> Result<SocketSlot, PageError> {
+        let ip = crate::startup::client_ip(req, trust_forwarded_for);
+        let mut open = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = open.entry(ip).or_insert(0);
+        if *n >= SOCKETS_PER_ADDRESS {
+            tracing::warn!(%ip, "socket refused: too many from one address");
+            return Err(PageError::TooManyRequests { retry_after: 10 });
+        }
+        *n += 1;
+        Ok(SocketSlot { open: self.clone(), ip })
+    }
+
+    /// How many sockets the address holds open.
+    pub fn of(&self, ip: std::net::IpAddr) -> usize {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&ip).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for SocketSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
 }
 
 async fn serve(

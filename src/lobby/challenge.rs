@@ -34,6 +34,9 @@ pub const DECLINE_REASONS: [&str; 12] = [
     "notNow",
 ];
 
+/// The most pending challenges an account may have received, and the most it may have sent.
+pub const MAX_PENDING: i64 = 20;
+
 /// Why a challenge request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ChallengeError {
@@ -172,10 +175,23 @@ pub async fn create(
                     u.username
                 )));
             }
+            // Nobody is flooded with challenges: a few dozen wait at most (they lapse or are
+            // answered; the database counts them, so every instance agrees).
+            if db::challenges::pending_counts(&ctx.pool, u.id).await?.0 >= MAX_PENDING {
+                return Err(ChallengeError::Forbidden(format!(
+                    "{} has {MAX_PENDING} challenges waiting already: try again in a few minutes",
+                    u.username
+                )));
+            }
             Some((u.id, u.username))
         }
         None => None,
     };
+    if db::challenges::pending_counts(&ctx.pool, challenger).await?.1 >= MAX_PENDING {
+        return Err(ChallengeError::Forbidden(format!(
+            "you have {MAX_PENDING} challenges waiting for an answer: cancel one or wait for them to lapse"
+        )));
+    }
     if terms.clock.is_some() {
         check_free(ctx, challenger, dest.as_ref().map(|(id, name)| (*id, name.as_str()))).await?;
     }

@@ -11,7 +11,9 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::pools::{PoolEntry, PoolKey};
-use super::{HubMsg, MAX_SEEKS, SEEK_TTL_SECS, Seek, Viewer, player_key, random_color, start_game};
+use super::{
+    HubMsg, MAX_SEEKS, MAX_SEEKS_PER_ADDRESS, SEEK_TTL_SECS, Seek, Viewer, player_key, random_color, start_game,
+};
 use crate::auth::rate_limit::IpLimited;
 use crate::db;
 use crate::db::lobby::SeekRow;
@@ -114,6 +116,7 @@ pub async fn free_to_pair(state: &AppState, who: &PlayerRef) -> Result<(), ApiEr
 
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create_seek(
+    req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     body: web::Json<SeekBody>,
     _limited: IpLimited,
@@ -164,6 +167,14 @@ pub(crate) async fn create_seek(
             format!("you have {held} open seeks; cancel one first"),
         ));
     }
+    let ip = crate::startup::client_ip(&req, state.trust_forwarded_for).to_string();
+    if db::lobby::count_from(&state.pool, &ip).await.map_err(|e| internal(&e))? >= MAX_SEEKS_PER_ADDRESS {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_seeks",
+            format!("{MAX_SEEKS_PER_ADDRESS} seeks are open from your address already; cancel one first"),
+        ));
+    }
     let perf = perf_of(&state, &player, info.id).await?;
     let now = OffsetDateTime::now_utc();
     let row = SeekRow {
@@ -183,6 +194,7 @@ pub(crate) async fn create_seek(
         conn: b.sri,
         expires_at: now + time::Duration::seconds(SEEK_TTL_SECS),
         created_at: now,
+        ip: Some(ip),
     };
     db::lobby::insert(&state.pool, &row).await.map_err(|e| internal(&e))?;
     let mut seek = [Seek::from_row(&row)];

@@ -36,6 +36,8 @@ pub const CHANNEL: &str = "lobby";
 pub const SEEK_TTL_SECS: i64 = 40;
 /// Live seeks one player may hold.
 pub const MAX_SEEKS: i64 = 5;
+/// The most live seeks from one address (guests behind it, or one guest clearing its cookie).
+pub const MAX_SEEKS_PER_ADDRESS: i64 = 20;
 
 /// A seek as it travels between instances (with its owner, never shown to others).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

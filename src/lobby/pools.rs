@@ -257,7 +257,7 @@ impl RedisPools {
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisPools> {
         use anyhow::Context;
         let client = redis::Client::open(url).context("redis.url is not a Redis URL")?;
-        let conn = ConnectionManager::new(client).await.context("connecting to Redis")?;
+        let conn = crate::broker::redis::managed_connection(client).await?;
         Ok(RedisPools { conn, prefix: prefix.to_string(), instance: Uuid::new_v4().simple().to_string() })
     }
 

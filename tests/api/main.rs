@@ -7,6 +7,7 @@ mod error_pages;
 mod health;
 mod helpers;
 mod lichess;
+mod limits;
 mod lobby;
 mod local_play;
 mod migrations;

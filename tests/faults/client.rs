@@ -87,6 +87,25 @@ impl Browser {
         b
     }
 
+    /// Signs up (and stays signed in).
+    pub async fn signup(&self, name: &str) {
+        let r = self.post_form("/signup", "/signup", &[("username", name), ("password", "password123")]).await;
+        assert_eq!(r.status().as_u16(), 303, "sign-up of {name}");
+    }
+
+    /// Challenges `name` from their profile (standard, 5+3, casual).
+    pub async fn challenge(&self, name: &str) -> reqwest::Response {
+        let fields = [("variant", "standard"), ("time", "5+3"), ("mode", "casual"), ("color", "white")];
+        self.post_form(&format!("/@/{name}"), &format!("/@/{name}/challenge"), &fields).await
+    }
+
+    /// Opens the account's event stream (`/api/stream/event`, with the session).
+    pub async fn event_stream(&self) -> Events {
+        let resp = self.http.get(format!("{}/api/stream/event", self.base)).send().await.expect("the stream opens");
+        assert_eq!(resp.status().as_u16(), 200, "the event stream");
+        Events { resp, buf: String::new() }
+    }
+
     /// Creates a friend game as white; returns its id.
     pub async fn create(&self, time: &str) -> String {
         let fields = [("variant", "standard"), ("time", time), ("mode", "casual"), ("color", "white")];
@@ -187,4 +206,29 @@ impl Sock {
 /// The actions stored for a game, in order.
 pub async fn stored_actions(pool: &sqlx::PgPool, id: &str) -> Vec<String> {
     chessgold::db::games::actions(pool, id).await.expect("the actions read").into_iter().map(|a| a.action).collect()
+}
+
+/// An open event stream (NDJSON).
+#[derive(Debug)]
+pub struct Events {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl Events {
+    /// The next event (keep-alive newlines skipped), waiting at most [`WAIT`].
+    pub async fn next(&mut self) -> Value {
+        loop {
+            if let Some(at) = self.buf.find('\n') {
+                let line: String = self.buf.drain(..=at).collect();
+                if line.trim().is_empty() {
+                    continue;
+                }
+                return serde_json::from_str(line.trim()).expect("an event is JSON");
+            }
+            let chunk = tokio::time::timeout(WAIT, self.resp.chunk()).await.expect("an event in time");
+            let chunk = chunk.expect("the stream reads").expect("the stream stays open");
+            self.buf.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+        }
+    }
 }

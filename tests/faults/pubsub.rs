@@ -64,3 +64,40 @@ async fn killed_pubsub_connections_freeze_no_game() {
         assert_eq!(full["d"]["state"]["actions"], json!(line), "{base}");
     }
 }
+
+/// Redis killed and started again empty: a challenge sent meanwhile (its news could not be
+/// published) reaches the challenged player's event stream on the other instance once its
+/// subscription is back, and the stream goes on: a challenge after that arrives live. The
+/// sessions, in PostgreSQL, outlive Redis: both stay signed in.
+#[tokio::test]
+async fn account_news_missed_while_redis_was_down_is_caught_up() {
+    let mut redis = Redis::start();
+    let pg = Postgres::start();
+    let one = instance(&pg, &redis, |_| {}).await;
+    let two = instance(&pg, &redis, |_| {}).await;
+    let alice = Browser::new(&one);
+    alice.signup("alice").await;
+    let bob = Browser::new(&two);
+    bob.signup("bob").await;
+    let mut events = alice.event_stream().await;
+    redis.until_pubsub_clients(4).await;
+
+    redis.kill();
+    let r = bob.challenge("alice").await;
+    assert_eq!(r.status().as_u16(), 303, "the challenge is made without Redis");
+    let pool = PgPool::connect(&pg.url()).await.unwrap();
+    let (first,): (String,) = sqlx::query_as("SELECT id FROM challenges").fetch_one(&pool).await.unwrap();
+    redis.restart();
+    let event = events.next().await;
+    assert_eq!(event["type"], "challenge", "{event}");
+    assert_eq!(event["challenge"]["id"], first.as_str());
+
+    // Live again, and told once: the next event is the next challenge, from carol.
+    redis.until_pubsub_clients(4).await;
+    let carol = Browser::new(&two);
+    carol.signup("carol").await;
+    assert_eq!(carol.challenge("alice").await.status().as_u16(), 303);
+    let event = events.next().await;
+    assert_eq!(event["type"], "challenge", "{event}");
+    assert_eq!(event["challenge"]["challenger"]["name"], "carol", "{event}");
+}

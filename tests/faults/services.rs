@@ -38,21 +38,41 @@ impl Redis {
     pub fn start() -> Redis {
         let port = free_port();
         let dir = temp_dir("redis");
-        let child = Command::new("redis-server")
+        let child = Self::spawn(port, &dir);
+        let redis = Redis { port, child, dir };
+        redis.until_up();
+        redis
+    }
+
+    fn spawn(port: u16, dir: &Path) -> Child {
+        Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
             .arg("--dir")
-            .arg(&dir)
+            .arg(dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server starts (Debian package redis-server)");
-        let redis = Redis { port, child, dir };
+            .expect("redis-server starts (Debian package redis-server)")
+    }
+
+    fn until_up(&self) {
         let deadline = Instant::now() + UP_WITHIN;
-        while redis.cli(&["PING"]).trim() != "PONG" {
+        while self.cli(&["PING"]).trim() != "PONG" {
             assert!(Instant::now() < deadline, "the private Redis answers");
             std::thread::sleep(Duration::from_millis(50));
         }
-        redis
+    }
+
+    /// Kills it (`SIGKILL`: everything it held is gone, as after a crash without persistence).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on its port, empty, and waits until it answers.
+    pub fn restart(&mut self) {
+        self.child = Self::spawn(self.port, &self.dir);
+        self.until_up();
     }
 
     /// `redis://127.0.0.1:PORT`.

@@ -19,6 +19,11 @@ use crate::moderation::sanctions::{self, ChatStanding};
 /// Chat lines sent to a joining client.
 pub(super) const CHAT_HISTORY: i64 = 50;
 
+/// The most chat lines an author says in [`CHAT_WINDOW_SECS`] seconds (over every socket).
+pub const CHAT_LINES_PER_WINDOW: i64 = 8;
+/// The window of [`CHAT_LINES_PER_WINDOW`].
+pub const CHAT_WINDOW_SECS: i64 = 10;
+
 impl Round {
     pub(super) async fn chat(&mut self, conn: u64, room: Room, text: &str, ack: Option<u64>) {
         let Some(c) = self.conns.get(&conn) else { return };
@@ -77,6 +82,29 @@ impl Round {
                 RefusalCode::ChatTimedOut,
                 format!("you are timed out of the chat until {at}"),
             ));
+        }
+        // The flood limit holds per author, whatever the sockets and instances they write from:
+        // the stored lines are counted (an account's in every game, a guest seat's in this one).
+        let said = db::games::recent_chat_count(
+            &self.ctx.pool,
+            self.live.id.as_str(),
+            user_id,
+            seat.map(Color::name),
+            CHAT_WINDOW_SECS,
+        )
+        .await;
+        match said {
+            Ok(n) if n >= CHAT_LINES_PER_WINDOW => {
+                return Err(ApiRefusal::new(
+                    RefusalCode::RateLimited,
+                    format!("at most {CHAT_LINES_PER_WINDOW} lines in {CHAT_WINDOW_SECS} seconds: slow down"),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!(error = format!("{e:#}"), "counting chat lines");
+                return Err(ApiRefusal::new(RefusalCode::Unavailable, "the line could not be saved"));
+            }
         }
         let line = ChatRow {
             room: room.as_str().to_string(),

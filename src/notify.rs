@@ -71,16 +71,23 @@ impl UserHub {
     }
 }
 
-/// Resolves once a moderator closes `user`'s account (every instance hears it through the
-/// broker), or once the hub is gone; never for a guest (`None`). The game and lobby sockets
-/// close when it does.
-pub async fn account_closed(rx: &mut broadcast::Receiver<Envelope>, user: Option<Uuid>) {
+/// Resolves once the socket's account is signed out there: a moderator closed it (every
+/// instance hears it through the broker), or its session `session` ended; or once the hub is
+/// gone. Never for a guest (`user` is `None`). The game and lobby sockets close when it does.
+pub async fn signed_out(
+    rx: &mut broadcast::Receiver<Envelope>,
+    user: Option<Uuid>,
+    session: Option<Uuid>,
+) -> &'static str {
     let Some(user) = user else { return std::future::pending().await };
     while let Some(msg) = next_for(rx, user).await {
-        if msg == UserMsg::AccountClosed {
-            return;
+        match msg {
+            UserMsg::AccountClosed => return "account closed",
+            UserMsg::SignedOut { sessions } if session.is_some_and(|s| sessions.contains(&s)) => return "signed out",
+            _ => {}
         }
     }
+    "server stopping"
 }
 
 /// The next message for `user`, or `None` once the hub is gone. [`UserMsg::Resync`] when news
@@ -131,6 +138,12 @@ pub enum UserMsg {
     },
     /// A moderator closed the account: its sockets and streams are to close.
     AccountClosed,
+    /// These sessions of the account ended (log-out elsewhere, a password change, the sessions
+    /// page): the sockets they opened close.
+    SignedOut {
+        /// The sessions' public ids.
+        sessions: Vec<Uuid>,
+    },
     /// News may have been missed (to every listener of this instance, never sent on the
     /// broker): catch up from the database.
     Resync,

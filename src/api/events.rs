@@ -106,7 +106,7 @@ impl Sent {
             UserMsg::ChallengeCanceled { id } | UserMsg::ChallengeDeclined { id } => {
                 self.challenges.remove(id);
             }
-            UserMsg::AccountClosed | UserMsg::Resync => {}
+            UserMsg::AccountClosed | UserMsg::Resync | UserMsg::SignedOut { .. } => {}
         }
     }
 }
@@ -170,7 +170,7 @@ async fn render(state: &AppState, user: Uuid, base: &str, msg: &UserMsg) -> Opti
         UserMsg::Challenge { id } => challenge_event(state, user, base, "challenge", id).await,
         UserMsg::ChallengeCanceled { id } => challenge_event(state, user, base, "challengeCanceled", id).await,
         UserMsg::ChallengeDeclined { id } => challenge_event(state, user, base, "challengeDeclined", id).await,
-        UserMsg::AccountClosed | UserMsg::Resync => None,
+        UserMsg::AccountClosed | UserMsg::Resync | UserMsg::SignedOut { .. } => None,
     }
 }
 

@@ -172,8 +172,18 @@ pub struct TokenForm {
 }
 
 #[tracing::instrument(skip_all)]
-pub(crate) async fn logout(session: Session, _checked: CsrfForm<TokenForm>) -> Result<HttpResponse, PageError> {
+pub(crate) async fn logout(
+    state: web::Data<AppState>,
+    session: Session,
+    _checked: CsrfForm<TokenForm>,
+) -> Result<HttpResponse, PageError> {
+    let ended = current_user(&session).zip(super::current_session_id(&session));
     log_out(&session);
+    // The sockets this session opened (in other tabs, on any instance) close too.
+    if let Some((user, sid)) = ended {
+        crate::notify::send(state.broker.as_ref(), user.id, &crate::notify::UserMsg::SignedOut { sessions: vec![sid] })
+            .await;
+    }
     Ok(see_other("/"))
 }
 
@@ -236,9 +246,13 @@ pub(crate) async fn change_password(
     db::users::set_password_hash(&state.pool, user.id, &hash).await?;
     tracing::info!(user.id = %user.id, "password changed");
     // A new session key and id, as at log-in; every other session of the account ends.
+    let before = super::current_session_id(&session);
     let kept = log_in(&state.pool, &session, user.id, &user.username, AuthKind::Password).await?;
-    let ended = db::sessions::end_all_but(&state.pool, user.id, Some(kept)).await?;
-    tracing::info!(user.id = %user.id, ended, "other sessions ended by a password change");
+    let mut ended = db::sessions::end_all_but(&state.pool, user.id, Some(kept)).await?;
+    // This browser's own session goes on under its new id: its sockets stay.
+    ended.retain(|sid| Some(*sid) != before);
+    tracing::info!(user.id = %user.id, ended = ended.len(), "other sessions ended by a password change");
+    crate::notify::send(state.broker.as_ref(), user.id, &crate::notify::UserMsg::SignedOut { sessions: ended }).await;
     let mut done = PasswordPage::blank(PageCtx::new(&session)?);
     done.done = true;
     render(&done)

@@ -462,6 +462,30 @@ pub async fn recent_chat(
     Ok(rows)
 }
 
+/// The newest started game of a player (an account or a guest) made after `since`: a
+/// lobby socket's catch-up after a broker gap (the redirect to it may have been missed).
+///
+/// # Errors
+/// Database failures.
+pub async fn newest_since(
+    db: impl PgExecutor<'_>,
+    user: Option<Uuid>,
+    guest: Option<&str>,
+    since: OffsetDateTime,
+) -> anyhow::Result<Option<String>> {
+    sqlx::query_scalar!(
+        "SELECT g.id FROM games g JOIN game_players p ON p.game_id = g.id
+         WHERE (p.user_id = $1 OR p.guest_id = $2) AND g.created_at > $3 AND g.status = 20
+         ORDER BY g.created_at DESC, g.id LIMIT 1",
+        user,
+        guest,
+        since
+    )
+    .fetch_optional(db)
+    .await
+    .context("reading a player's newest game")
+}
+
 /// How many chat lines an author said in the last `secs` seconds: an account's in every game, a
 /// guest's (no account) as the seat `color` of this game; 0 for a guest spectator.
 ///

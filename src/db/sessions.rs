@@ -73,16 +73,15 @@ pub async fn end(db: impl PgExecutor<'_>, user: Uuid, sid: Uuid) -> anyhow::Resu
     Ok(n > 0)
 }
 
-/// Ends every session of the account but `keep`; how many.
+/// Ends every session of the account but `keep`; their public ids.
 ///
 /// # Errors
 /// Database failures.
-pub async fn end_all_but(db: impl PgExecutor<'_>, user: Uuid, keep: Option<Uuid>) -> anyhow::Result<u64> {
-    Ok(sqlx::query!("DELETE FROM sessions WHERE user_id = $1 AND sid IS DISTINCT FROM $2", user, keep)
-        .execute(db)
+pub async fn end_all_but(db: impl PgExecutor<'_>, user: Uuid, keep: Option<Uuid>) -> anyhow::Result<Vec<Uuid>> {
+    sqlx::query_scalar!("DELETE FROM sessions WHERE user_id = $1 AND sid IS DISTINCT FROM $2 RETURNING sid", user, keep)
+        .fetch_all(db)
         .await
-        .context("ending an account's sessions")?
-        .rows_affected())
+        .context("ending an account's sessions")
 }
 
 /// Records a sign-up, log-in or password change of `user` in session `sid`.

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::model::{PlayerRef, hex};
 use super::random_base62;
-use crate::auth::{SessionUser, current_user};
+use crate::auth::{SessionUser, current_session_id, current_user};
 
 /// Name of the guest cookie.
 pub const GUEST_COOKIE: &str = "cg_guest";
@@ -77,6 +77,8 @@ pub struct Identity {
     pub user: Option<SessionUser>,
     /// The guest id of a valid guest cookie.
     pub guest: Option<String>,
+    /// The public id of the signed-in session (its sockets close when it ends).
+    pub session: Option<uuid::Uuid>,
 }
 
 /// An extractor: the caller's identity (the session's account, the guest cookie), as
@@ -89,7 +91,7 @@ impl actix_web::FromRequest for Identity {
         let session = actix_session::SessionExt::get_session(req);
         let identity = match req.app_data::<actix_web::web::Data<crate::startup::AppState>>() {
             Some(state) => Identity::of(req, &session, &state.guest_key),
-            None => Identity { user: current_user(&session), guest: None },
+            None => Identity { user: current_user(&session), guest: None, session: current_session_id(&session) },
         };
         std::future::ready(Ok(identity))
     }
@@ -99,7 +101,7 @@ impl Identity {
     /// Reads the session and the guest cookie.
     pub fn of(req: &HttpRequest, session: &Session, key: &GuestKey) -> Identity {
         let guest = req.cookie(GUEST_COOKIE).and_then(|c| key.verify(c.value()));
-        Identity { user: current_user(session), guest }
+        Identity { user: current_user(session), guest, session: current_session_id(session) }
     }
 
     /// Every player this requester may be: the account, and the guest they were before logging in.

@@ -149,8 +149,8 @@ async fn serve(
     let account = identity.user.as_ref().map(|u| u.id);
     loop {
         tokio::select! {
-            () = crate::notify::account_closed(&mut news, account) => {
-                close = Some(CloseReason { code: CloseCode::Policy, description: Some("account closed".into()) });
+            why = crate::notify::signed_out(&mut news, account, identity.session) => {
+                close = Some(CloseReason { code: CloseCode::Policy, description: Some(why.into()) });
                 break;
             }
             out = rx.recv() => match out {

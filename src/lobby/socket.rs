@@ -72,6 +72,8 @@ async fn serve(
     mut stream: actix_ws::MessageStream,
 ) {
     let cfg = state.game.clone();
+    let session = identity.session;
+    let opened = time::OffsetDateTime::now_utc();
     let mut viewer = Viewer {
         sri: sri.clone(),
         user_id: identity.user.as_ref().map(|u| u.id),
@@ -112,8 +114,8 @@ async fn serve(
     let mut news = state.users.listen();
     loop {
         tokio::select! {
-            () = crate::notify::account_closed(&mut news, viewer.user_id) => {
-                close = Some(CloseReason { code: CloseCode::Policy, description: Some("account closed".into()) });
+            why = crate::notify::signed_out(&mut news, viewer.user_id, session) => {
+                close = Some(CloseReason { code: CloseCode::Policy, description: Some(why.into()) });
                 break;
             }
             said = hub.recv() => {
@@ -123,10 +125,18 @@ async fn serve(
                     Ok(HubMsg::Redirect { sris, game }) => sris.contains(&sri).then(|| {
                         protocol::msg("redirect", json!({"id": game, "url": format!("/{game}")}))
                     }),
-                    Ok(HubMsg::Resync) | Err(RecvError::Lagged(_)) => match seeks_view(&state, &viewer).await {
-                        Ok(list) => Some(protocol::msg("seeks", list)),
-                        Err(_) => None,
-                    },
+                    Ok(HubMsg::Resync) | Err(RecvError::Lagged(_)) => {
+                        // A redirect said meanwhile may be lost: a game of the viewer's that
+                        // started since the socket opened is where the page goes.
+                        let started = db::games::newest_since(&state.pool, viewer.user_id, viewer.guest_id.as_deref(), opened)
+                            .await
+                            .ok()
+                            .flatten();
+                        match started {
+                            Some(game) => Some(protocol::msg("redirect", json!({"id": game, "url": format!("/{game}")}))),
+                            None => seeks_view(&state, &viewer).await.ok().map(|list| protocol::msg("seeks", list)),
+                        }
+                    }
                     Err(RecvError::Closed) => { close = Some(CloseReason { code: CloseCode::Again, description: None }); break }
                 };
                 if let Some(text) = out && ws.text(text).await.is_err() { break }

@@ -66,7 +66,7 @@ pub async fn close(
             .await
             .context("revoking an account's tokens")?
             .rows_affected();
-    let sessions = db::sessions::end_all_but(&mut *tx, target, None).await?;
+    let sessions = db::sessions::end_all_but(&mut *tx, target, None).await?.len() as u64;
     let challenges = sqlx::query_scalar!(
         "UPDATE challenges SET status = 'canceled' WHERE status = 'created' AND (challenger_id = $1 OR dest_id = $1)
          RETURNING id",

@@ -136,16 +136,25 @@ pub(crate) async fn end(
     let sid = form.sid.trim();
     if sid.is_empty() {
         let ended = db::sessions::end_all_but(&state.pool, me.id, here).await?;
-        tracing::info!(user.id = %me.id, ended, "other sessions ended");
+        tracing::info!(user.id = %me.id, ended = ended.len(), "other sessions ended");
+        signed_out(&state, me.id, ended).await;
         return Ok(back());
     }
     let sid = Uuid::parse_str(sid).map_err(|_| PageError::BadRequest(format!("no session '{sid}'")))?;
     if !db::sessions::end(&state.pool, me.id, sid).await? {
         return Err(PageError::NotFound);
     }
+    signed_out(&state, me.id, vec![sid]).await;
     if Some(sid) == here {
         crate::auth::log_out(&session);
         return Ok(HttpResponse::SeeOther().insert_header((header::LOCATION, "/")).finish());
     }
     Ok(back())
+}
+
+/// Tells every instance that these sessions ended: the sockets they opened close.
+async fn signed_out(state: &AppState, user: Uuid, sessions: Vec<Uuid>) {
+    if !sessions.is_empty() {
+        crate::notify::send(state.broker.as_ref(), user, &crate::notify::UserMsg::SignedOut { sessions }).await;
+    }
 }

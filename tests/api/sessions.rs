@@ -45,9 +45,12 @@ async fn log_out_signs_out_every_copy_of_the_cookie() {
     alice.signup("alice").await;
     let copy = alice.on(&alice.base);
     assert_eq!(signed_in_as(&copy).await.as_deref(), Some("alice"));
+    let mut tab = copy.ws("/socket/lobby?sri=alicetab01").await;
+    tab.until("seeks").await;
     let r = alice.post_form("/", "/logout", &[]).await;
     assert_eq!(r.status().as_u16(), 303);
     assert_eq!(signed_in_as(&copy).await, None, "the copied cookie is signed out too");
+    assert!(tab.closed().await, "and the socket it opened is closed");
     assert_eq!(signed_in_as(&alice).await, None);
     let left: i64 = sqlx::query_scalar("SELECT count(*) FROM sessions WHERE user_id IS NOT NULL")
         .fetch_one(&app.db_pool)
@@ -65,6 +68,11 @@ async fn a_password_change_ends_the_other_sessions_and_keeps_this_one() {
     log_in(&phone, "bob", "password123").await;
     let stolen = phone.on(&phone.base);
     assert_eq!(listed(&laptop).await.0.len(), 2);
+    // Each has a lobby socket open.
+    let mut phone_lobby = phone.ws("/socket/lobby?sri=phonesri01").await;
+    phone_lobby.until("seeks").await;
+    let mut laptop_lobby = laptop.ws("/socket/lobby?sri=laptopsri1").await;
+    laptop_lobby.until("seeks").await;
     let r = laptop
         .post_form(
             "/account/password",
@@ -75,6 +83,10 @@ async fn a_password_change_ends_the_other_sessions_and_keeps_this_one() {
     assert_eq!(r.status().as_u16(), 200);
     assert_eq!(signed_in_as(&laptop).await.as_deref(), Some("bob"));
     assert_eq!(signed_in_as(&phone).await, None);
+    // The phone's socket is closed; the laptop's still answers.
+    assert!(phone_lobby.closed().await, "the ended session's socket closes");
+    laptop_lobby.send(serde_json::json!({"t": "ping"})).await;
+    assert_eq!(laptop_lobby.until("pong").await["t"], "pong");
     assert_eq!(signed_in_as(&stolen).await, None);
     let (all, current) = listed(&laptop).await;
     assert_eq!(all.len(), 1);
@@ -119,10 +131,13 @@ async fn the_sessions_page_lists_the_browsers_and_ends_one() {
     let r = dave.post_form("/account/sessions", "/account/sessions/end", &[("sid", &other)]).await;
     assert_eq!(r.status().as_u16(), 404);
     assert_eq!(signed_in_as(&work).await.as_deref(), Some("carol"));
-    // Ended from home: work is signed out at once.
+    // Ended from home: work is signed out at once, and its socket closed.
+    let mut work_lobby = work.ws("/socket/lobby?sri=worksri001").await;
+    work_lobby.until("seeks").await;
     let r = home.post_form("/account/sessions", "/account/sessions/end", &[("sid", &other)]).await;
     assert_eq!(location(&r), "/account/sessions");
     assert_eq!(signed_in_as(&work).await, None);
+    assert!(work_lobby.closed().await);
     assert_eq!(listed(&home).await.0, std::slice::from_ref(&here));
     // Ending this one is a log-out.
     let r = home.post_form("/account/sessions", "/account/sessions/end", &[("sid", &here)]).await;

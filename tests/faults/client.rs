@@ -121,10 +121,32 @@ impl Browser {
         assert_eq!(r.status().as_u16(), 303, "joined");
     }
 
+    /// A page's HTML.
+    pub async fn page(&self, path: &str) -> String {
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.expect("GET");
+        r.text().await.expect("a page")
+    }
+
+    /// POSTs JSON from this site's pages (with their Origin).
+    pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .header("Origin", &self.base)
+            .json(body)
+            .send()
+            .await
+            .expect("POST")
+    }
+
     /// Opens the game socket; `v` is the room version the client has.
     pub async fn socket(&self, id: &str, v: Option<i64>) -> Sock {
         let query = v.map(|v| format!("?v={v}")).unwrap_or_default();
-        let url = format!("{}/socket/game/{id}{query}", self.base.replacen("http://", "ws://", 1));
+        self.ws(&format!("/socket/game/{id}{query}")).await
+    }
+
+    /// Opens a socket at `path` (the game's, the lobby's) with this browser's cookies.
+    pub async fn ws(&self, path: &str) -> Sock {
+        let url = format!("{}{path}", self.base.replacen("http://", "ws://", 1));
         let mut req = url.into_client_request().expect("a socket request");
         let base = reqwest::Url::parse(&self.base).expect("a URL");
         if let Some(cookies) = self.jar.cookies(&base) {

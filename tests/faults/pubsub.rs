@@ -101,3 +101,38 @@ async fn account_news_missed_while_redis_was_down_is_caught_up() {
     assert_eq!(event["type"], "challenge", "{event}");
     assert_eq!(event["challenge"]["challenger"]["name"], "carol", "{event}");
 }
+
+/// Redis killed while a seek is accepted on the other instance: the redirect to the new game
+/// cannot be published, and the seeker's lobby page is sent to the game once Redis is back.
+/// Signed-in pages answer meanwhile (sessions are in PostgreSQL, every Redis call times out).
+#[tokio::test]
+async fn a_lobby_redirect_missed_while_redis_was_down_is_caught_up() {
+    let mut redis = Redis::start();
+    let pg = Postgres::start();
+    let one = instance(&pg, &redis, |_| {}).await;
+    let two = instance(&pg, &redis, |_| {}).await;
+    let alice = Browser::new(&one);
+    alice.signup("alice").await;
+    let bob = Browser::new(&two);
+    bob.signup("bob").await;
+    let mut lobby = alice.ws("/socket/lobby?sri=alicesri01").await;
+    lobby.until("seeks").await;
+    let seek = json!({"sri": "alicesri01", "variant": "standard", "time": "5+0"});
+    let r = alice.post_json("/api/lobby/seek", &seek).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let seek: serde_json::Value = r.json().await.unwrap();
+    redis.until_pubsub_clients(4).await;
+
+    redis.kill();
+    // A signed-in page is served without Redis.
+    let home = alice.page("/").await;
+    assert!(home.contains(r#"<span class="user-name">alice</span>"#), "still signed in");
+    let r = bob
+        .post_json(&format!("/api/lobby/seek/{}/accept", seek["id"].as_str().unwrap()), &json!({"sri": "bobsri0001"}))
+        .await;
+    assert_eq!(r.status().as_u16(), 200, "the seek is taken without Redis");
+    let game: serde_json::Value = r.json().await.unwrap();
+    redis.restart();
+    let redirect = lobby.until("redirect").await;
+    assert_eq!(redirect["d"]["id"], game["game"], "{redirect} {game}");
+}

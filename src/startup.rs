@@ -124,13 +124,18 @@ impl Application {
             db::migrate(&pool).await?;
         }
         let prefix = settings.redis.key_prefix.clone();
-        let (broker, pools): (Arc<dyn Broker>, Arc<dyn Pools>) = match settings.redis.url() {
+        let (broker, pools, sockets): (Arc<dyn Broker>, Arc<dyn Pools>, _) = match settings.redis.url() {
             Some(url) => {
                 let broker = RedisBroker::connect(url, &prefix).await?;
                 let pools = RedisPools::connect(url, &prefix).await?;
-                (Arc::new(broker), Arc::new(pools))
+                let counts = crate::broker::redis::SharedCounts::connect(url, &prefix).await?;
+                (Arc::new(broker), Arc::new(pools), crate::game::socket::SocketsPerAddress::shared(counts))
             }
-            None => (Arc::new(MemoryBroker::new()), Arc::new(MemoryPools::default())),
+            None => (
+                Arc::new(MemoryBroker::new()),
+                Arc::new(MemoryPools::default()),
+                crate::game::socket::SocketsPerAddress::default(),
+            ),
         };
         // Sessions live in PostgreSQL whatever the broker (see src/session_store.rs).
         let store = PgSessionStore::new(pool.clone());
@@ -183,7 +188,7 @@ impl Application {
                 settings.application.metrics_from.clone(),
                 &settings.application.metrics_token,
             ),
-            sockets: crate::game::socket::SocketsPerAddress::default(),
+            sockets,
             trust_forwarded_for: settings.application.trust_forwarded_for,
             public_origins: settings.application.public_origins.clone(),
             max_local_actions: settings.application.max_local_actions,
@@ -222,9 +227,17 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let state = self.state.clone();
         let housekeeping = async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            // Every 20 s: the shared socket counts (they go stale after a minute); every
+            // minute: the rest.
+            let mut tick = tokio::time::interval(Duration::from_secs(20));
+            let mut n = 0u64;
             loop {
                 tick.tick().await;
+                state.sockets.refresh().await;
+                n += 1;
+                if n % 3 != 1 {
+                    continue;
+                }
                 state.limiters.prune();
                 if let Err(e) = crate::session_store::delete_expired(&state.pool).await {
                     tracing::warn!(error = format!("{e:#}"), "expired sessions stay for now");

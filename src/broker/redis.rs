@@ -113,3 +113,81 @@ impl Broker for RedisBroker {
         "redis"
     }
 }
+
+/// Counts kept per instance and summed across instances in Redis (the open sockets of a client
+/// address): each instance writes its own count of a key into the hash `{prefix}counts:{key}`,
+/// field its instance id, value `count millis`; a field not written for [`STALE_MS`] (a dead
+/// instance's) is left out of the sum. Every Redis call waits [`TIMEOUT`] at most; without an
+/// answer the others' counts are taken as 0 (the per-instance cap still holds).
+#[derive(Clone)]
+pub struct SharedCounts {
+    conn: ConnectionManager,
+    prefix: String,
+    instance: String,
+}
+
+impl std::fmt::Debug for SharedCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedCounts").field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+/// How long an instance's count stands without being written again.
+pub const STALE_MS: i64 = 60_000;
+
+impl SharedCounts {
+    /// Connects; keys get `prefix` in front.
+    ///
+    /// # Errors
+    /// A malformed URL or an unreachable server.
+    pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<SharedCounts> {
+        let client = redis::Client::open(url).context("redis.url is not a Redis URL")?;
+        let conn = managed_connection(client).await?;
+        Ok(SharedCounts { conn, prefix: prefix.to_string(), instance: uuid::Uuid::new_v4().simple().to_string() })
+    }
+
+    fn hash(&self, key: &str) -> String {
+        format!("{}counts:{key}", self.prefix)
+    }
+
+    /// The other instances' counts of `key`, summed.
+    pub async fn others(&self, key: &str) -> u64 {
+        let mut conn = self.conn.clone();
+        let fields: std::collections::HashMap<String, String> = match conn.hgetall(self.hash(key)).await {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the shared counts failed: this instance's count only");
+                return 0;
+            }
+        };
+        let now = crate::domain::unix_ms(time::OffsetDateTime::now_utc());
+        fields
+            .iter()
+            .filter(|(instance, _)| **instance != self.instance)
+            .filter_map(|(_, v)| {
+                let (n, at) = v.split_once(' ')?;
+                let at: i64 = at.parse().ok()?;
+                (now - at < STALE_MS).then(|| n.parse::<u64>().ok()).flatten()
+            })
+            .sum()
+    }
+
+    /// Writes this instance's count of `key` (removes it at 0).
+    pub async fn set(&self, key: &str, count: u64) {
+        let mut conn = self.conn.clone();
+        let hash = self.hash(key);
+        let result: redis::RedisResult<()> = if count == 0 {
+            conn.hdel(&hash, &self.instance).await
+        } else {
+            let value = format!("{count} {}", crate::domain::unix_ms(time::OffsetDateTime::now_utc()));
+            let set: redis::RedisResult<()> = conn.hset(&hash, &self.instance, value).await;
+            match set {
+                Ok(()) => conn.pexpire(&hash, STALE_MS * 2).await,
+                Err(e) => Err(e),
+            }
+        };
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "writing a shared count failed");
+        }
+    }
+}

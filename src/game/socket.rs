@@ -15,6 +15,7 @@ use super::identity::Identity;
 use super::protocol::{self, ClientMsg};
 use super::refusal::RefusalCode;
 use super::round::{JoinError, JoinRequest, Msg};
+use crate::broker::redis::SharedCounts;
 use crate::error::PageError;
 use crate::middleware::origin_allowed_headers;
 use crate::startup::AppState;
@@ -48,7 +49,7 @@ pub async fn open(
     if !origin_allowed_headers(&req, &state.public_origins) {
         return Err(PageError::CrossOrigin.into());
     }
-    let slot = state.sockets.take(&req, state.trust_forwarded_for)?;
+    let slot = state.sockets.take(&req, state.trust_forwarded_for).await?;
     let (response, ws, stream) = actix_ws::handle(&req, body)?;
     let stream = stream.max_frame_size(state.game.max_frame_bytes);
     let serving = serve(state.into_inner(), id, identity, query.v, ws, stream);
@@ -60,11 +61,15 @@ pub async fn open(
 }
 
 /// The most sockets (game and lobby) one client address holds open on an instance.
-pub const SOCKETS_PER_ADDRESS: usize = 100;
+pub const SOCKETS_PER_ADDRESS: u64 = 100;
 
-/// The open sockets per client address, to cap them ([`SOCKETS_PER_ADDRESS`]).
+/// The open sockets per client address, to cap them ([`SOCKETS_PER_ADDRESS`]): this instance's,
+/// and with Redis configured the other instances' too ([`SharedCounts`]).
 #[derive(Debug, Default, Clone)]
-pub struct SocketsPerAddress(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>);
+pub struct SocketsPerAddress {
+    open: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, u64>>>,
+    shared: Option<SharedCounts>,
+}
 
 /// A socket's place among its address's: given back when dropped (the socket closed).
 #[derive(Debug)]
@@ -74,37 +79,77 @@ pub struct SocketSlot {
 }
 
 impl SocketsPerAddress {
+    /// Counted across the instances that share this Redis.
+    pub fn shared(counts: SharedCounts) -> SocketsPerAddress {
+        SocketsPerAddress { open: Default::default(), shared: Some(counts) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<std::net::IpAddr, u64>> {
+        self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// A place for a socket of the request's address.
     ///
     /// # Errors
-    /// 429 when the address holds [`SOCKETS_PER_ADDRESS`] sockets already.
-    pub fn take(&self, req: &HttpRequest, trust_forwarded_for: bool) -> Result<SocketSlot, PageError> {
+    /// 429 when the address holds [`SOCKETS_PER_ADDRESS`] sockets already (on every instance).
+    pub async fn take(&self, req: &HttpRequest, trust_forwarded_for: bool) -> Result<SocketSlot, PageError> {
         let ip = crate::startup::client_ip(req, trust_forwarded_for);
-        let mut open = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let n = open.entry(ip).or_insert(0);
-        if *n >= SOCKETS_PER_ADDRESS {
-            tracing::warn!(%ip, "socket refused: too many from one address");
-            return Err(PageError::TooManyRequests { retry_after: 10 });
-        }
-        *n += 1;
+        let elsewhere = match &self.shared {
+            Some(s) => s.others(&ip.to_string()).await,
+            None => 0,
+        };
+        let count = {
+            let mut open = self.lock();
+            let n = open.entry(ip).or_insert(0);
+            if *n + elsewhere >= SOCKETS_PER_ADDRESS {
+                if *n == 0 {
+                    open.remove(&ip);
+                }
+                tracing::warn!(%ip, "socket refused: too many from one address");
+                return Err(PageError::TooManyRequests { retry_after: 10 });
+            }
+            *n += 1;
+            *n
+        };
+        self.publish(ip, count);
         Ok(SocketSlot { open: self.clone(), ip })
     }
 
-    /// How many sockets the address holds open.
-    pub fn of(&self, ip: std::net::IpAddr) -> usize {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&ip).copied().unwrap_or(0)
+    /// Writes this instance's count of `ip` to Redis, off the caller's path.
+    fn publish(&self, ip: std::net::IpAddr, count: u64) {
+        if let Some(s) = self.shared.clone() {
+            tokio::spawn(async move { s.set(&ip.to_string(), count).await });
+        }
+    }
+
+    /// Writes every count again (the housekeeping task, well within [`crate::broker::redis::STALE_MS`]).
+    pub async fn refresh(&self) {
+        let Some(s) = &self.shared else { return };
+        let counts: Vec<_> = self.lock().iter().map(|(ip, n)| (*ip, *n)).collect();
+        for (ip, n) in counts {
+            s.set(&ip.to_string(), n).await;
+        }
+    }
+
+    /// How many sockets the address holds open on this instance.
+    pub fn of(&self, ip: std::net::IpAddr) -> u64 {
+        self.lock().get(&ip).copied().unwrap_or(0)
     }
 }
 
 impl Drop for SocketSlot {
     fn drop(&mut self) {
-        let mut open = self.open.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(n) = open.get_mut(&self.ip) {
+        let left = {
+            let mut open = self.open.lock();
+            let Some(n) = open.get_mut(&self.ip) else { return };
             *n = n.saturating_sub(1);
-            if *n == 0 {
+            let left = *n;
+            if left == 0 {
                 open.remove(&self.ip);
             }
-        }
+            left
+        };
+        self.open.publish(self.ip, left);
     }
 }
 

@@ -46,7 +46,7 @@ pub async fn open(
     if !origin_allowed_headers(&req, &state.public_origins) {
         return Err(PageError::CrossOrigin.into());
     }
-    let slot = state.sockets.take(&req, state.trust_forwarded_for)?;
+    let slot = state.sockets.take(&req, state.trust_forwarded_for).await?;
     let (response, ws, stream) = actix_ws::handle(&req, body)?;
     let stream = stream.max_frame_size(state.game.max_frame_bytes);
     let serving = serve(state.into_inner(), query.into_inner().sri, identity, ws, stream);

@@ -187,3 +187,38 @@ async fn metrics_are_for_the_configured_addresses_or_the_token() {
     let local = spawn_app().await;
     assert_eq!(client.get(format!("{}/metrics", local.address)).send().await.unwrap().status().as_u16(), 200);
 }
+
+#[tokio::test]
+async fn the_socket_cap_of_an_address_holds_across_instances_sharing_redis() {
+    use chessgold::game::socket::SOCKETS_PER_ADDRESS;
+    let one = crate::helpers::spawn_app_with_redis().await;
+    let two = crate::round::instances::second_instance(&one).await;
+    let (a, b) = (Browser::new(&one.address), Browser::new(&two.address));
+    let mut open = Vec::new();
+    for n in 0..SOCKETS_PER_ADDRESS {
+        let browser = if n % 2 == 0 { &a } else { &b };
+        let mut s = browser.ws(&format!("/socket/lobby?sri=capsri{n:04}")).await;
+        s.until("seeks").await;
+        open.push(s);
+    }
+    // Each instance holds half; the cap counts both (once the counts are in Redis).
+    let ip: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+    assert_eq!(one.state.sockets.of(ip), SOCKETS_PER_ADDRESS / 2);
+    for base in [&one.address, &two.address] {
+        let url = format!("{}/socket/lobby?sri=capsri9999", base.replacen("http://", "ws://", 1));
+        let deadline = std::time::Instant::now() + crate::round::WAIT;
+        loop {
+            match tokio_tungstenite::connect_async(url.as_str()).await {
+                Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+                    assert_eq!(resp.status().as_u16(), 429);
+                    break;
+                }
+                // The other instance's last count may not be written yet: this one goes again.
+                Ok((ws, _)) => drop(ws),
+                Err(e) => panic!("{e}"),
+            }
+            assert!(std::time::Instant::now() < deadline, "{base} refuses the 101st socket");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+}

@@ -22,6 +22,14 @@ impl MemoryBroker {
         MemoryBroker::default()
     }
 
+    /// How many channels it holds (those with a subscriber, and those not yet forgotten).
+    pub fn channels(&self) -> usize {
+        self.channels.lock().map_or(0, |mut m| {
+            m.retain(|_, tx| tx.receiver_count() > 0);
+            m.len()
+        })
+    }
+
     fn sender(&self, channel: &str) -> Result<broadcast::Sender<String>, BrokerError> {
         let mut map = self.channels.lock().map_err(|_| BrokerError::Unavailable("lock poisoned".into()))?;
         // Forget channels nobody listens to any more.
@@ -48,7 +56,13 @@ impl Broker for MemoryBroker {
             let (tx, rx) = mpsc::channel(CAPACITY);
             tokio::spawn(async move {
                 loop {
-                    match source.recv().await {
+                    // The subscriber dropping its end (a round that stopped) ends this too, so
+                    // that the channel's receiver goes and the channel is forgotten.
+                    let received = tokio::select! {
+                        () = tx.closed() => break,
+                        r = source.recv() => r,
+                    };
+                    match received {
                         Ok(msg) => {
                             if tx.send(msg).await.is_err() {
                                 break;
@@ -89,6 +103,24 @@ mod tests {
         assert_eq!(a.recv().await.as_deref(), Some("one"));
         assert_eq!(a.recv().await.as_deref(), Some("three"));
         assert_eq!(b.recv().await.as_deref(), Some("two"));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_subscription_lets_its_channel_go() {
+        let broker = MemoryBroker::new();
+        let mut subs = Vec::new();
+        for n in 0..50 {
+            subs.push(broker.subscribe(&format!("game:{n}")).await.unwrap());
+        }
+        let mut kept = broker.subscribe("game:kept").await.unwrap();
+        assert_eq!(broker.channels(), 51);
+        drop(subs);
+        // The forwarding tasks see their subscriber gone and end.
+        while broker.channels() > 1 {
+            tokio::task::yield_now().await;
+        }
+        broker.publish("game:kept", "still here").await.unwrap();
+        assert_eq!(kept.recv().await.as_deref(), Some("still here"));
     }
 
     #[tokio::test]

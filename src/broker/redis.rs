@@ -87,7 +87,14 @@ impl Broker for RedisBroker {
             let (tx, rx) = mpsc::channel(CAPACITY);
             tokio::spawn(async move {
                 let mut stream = pubsub.into_on_message();
-                while let Some(msg) = stream.next().await {
+                loop {
+                    // The subscriber dropping its end (a round that stopped) closes the
+                    // connection: nothing is held for a channel nobody reads.
+                    let msg = tokio::select! {
+                        () = tx.closed() => break,
+                        m = stream.next() => m,
+                    };
+                    let Some(msg) = msg else { break };
                     let Ok(text) = msg.get_payload::<String>() else {
                         tracing::warn!("a broker message was not text");
                         continue;

@@ -2,6 +2,7 @@
 //! see, then every change; it tells the page when a game starts for it (`redirect`); its pings
 //! keep its seeks and pool entries alive, and when it closes they go (`docs/api.md`, Lobby).
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -57,11 +58,13 @@ pub async fn open(
     Ok(response)
 }
 
-async fn seeks_view(state: &AppState, viewer: &Viewer) -> anyhow::Result<Value> {
+/// The seek list the viewer may see, and the ids of the seeks this socket holds.
+async fn seeks_view(state: &AppState, viewer: &Viewer) -> anyhow::Result<(Value, HashSet<String>)> {
     let rows = db::lobby::live(&state.pool).await?;
     let mut seeks: Vec<Seek> = rows.iter().map(Seek::from_row).collect();
     super::mark_owners(&state.pool, &mut seeks).await?;
-    Ok(Value::Array(seeks.iter().filter(|s| s.visible_to(viewer)).map(|s| s.view(viewer)).collect()))
+    let held = seeks.iter().filter(|s| s.sri == viewer.sri).map(|s| s.id.clone()).collect();
+    Ok((Value::Array(seeks.iter().filter(|s| s.visible_to(viewer)).map(|s| s.view(viewer)).collect()), held))
 }
 
 async fn serve(
@@ -93,8 +96,12 @@ async fn serve(
     // Listen first, so nothing said while the list is read is missed.
     let mut hub = state.lobby.listen();
     let mut close: Option<CloseReason> = None;
+    // The seeks this socket holds (every instance hears of every seek): only while it holds
+    // one does a ping renew them in the database, so an idle socket writes nothing.
+    let mut held: HashSet<String>;
     match seeks_view(&state, &viewer).await {
-        Ok(list) => {
+        Ok((list, mine)) => {
+            held = mine;
             if ws.text(protocol::msg("seeks", list)).await.is_err() {
                 return;
             }
@@ -120,8 +127,18 @@ async fn serve(
             }
             said = hub.recv() => {
                 let out = match said {
-                    Ok(HubMsg::SeekAdd(s)) => s.visible_to(&viewer).then(|| protocol::msg("seek_add", s.view(&viewer))),
-                    Ok(HubMsg::SeekRemove(ids)) => Some(protocol::msg("seek_remove", json!(ids))),
+                    Ok(HubMsg::SeekAdd(s)) => {
+                        if s.sri == sri {
+                            held.insert(s.id.clone());
+                        }
+                        s.visible_to(&viewer).then(|| protocol::msg("seek_add", s.view(&viewer)))
+                    }
+                    Ok(HubMsg::SeekRemove(ids)) => {
+                        for id in &ids {
+                            held.remove(id);
+                        }
+                        Some(protocol::msg("seek_remove", json!(ids)))
+                    }
                     Ok(HubMsg::Redirect { sris, game }) => sris.contains(&sri).then(|| {
                         protocol::msg("redirect", json!({"id": game, "url": format!("/{game}")}))
                     }),
@@ -134,7 +151,10 @@ async fn serve(
                             .flatten();
                         match started {
                             Some(game) => Some(protocol::msg("redirect", json!({"id": game, "url": format!("/{game}")}))),
-                            None => seeks_view(&state, &viewer).await.ok().map(|list| protocol::msg("seeks", list)),
+                            None => seeks_view(&state, &viewer).await.ok().map(|(list, mine)| {
+                                held = mine;
+                                protocol::msg("seeks", list)
+                            }),
                         }
                     }
                     Err(RecvError::Closed) => { close = Some(CloseReason { code: CloseCode::Again, description: None }); break }
@@ -151,7 +171,7 @@ async fn serve(
                     }
                     let reply = match serde_json::from_str::<Value>(&text) {
                         Ok(v) if v.get("t").and_then(Value::as_str) == Some("ping") && v.as_object().is_some_and(|o| o.keys().all(|k| k == "t" || k == "d")) => {
-                            keep_alive(&state, &sri).await;
+                            keep_alive(&state, &sri, !held.is_empty()).await;
                             protocol::msg("pong", Value::Null)
                         }
                         Ok(v) if v.get("t").is_some_and(Value::is_string) => protocol::error(
@@ -177,10 +197,12 @@ async fn serve(
 }
 
 /// A ping: the socket's seeks and pool entries live on.
-async fn keep_alive(state: &AppState, sri: &str) {
-    let until = time::OffsetDateTime::now_utc() + time::Duration::seconds(super::SEEK_TTL_SECS);
-    if let Err(e) = db::lobby::renew(&state.pool, sri, until).await {
-        tracing::warn!(error = format!("{e:#}"), "renewing seeks failed");
+async fn keep_alive(state: &AppState, sri: &str, holds_seeks: bool) {
+    if holds_seeks {
+        let until = time::OffsetDateTime::now_utc() + time::Duration::seconds(super::SEEK_TTL_SECS);
+        if let Err(e) = db::lobby::renew(&state.pool, sri, until).await {
+            tracing::warn!(error = format!("{e:#}"), "renewing seeks failed");
+        }
     }
     if let Err(e) = state.lobby.pools.refresh(sri, super::now_ms()).await {
         tracing::warn!(error = format!("{e:#}"), "refreshing pool entries failed");

@@ -136,3 +136,31 @@ async fn a_lobby_redirect_missed_while_redis_was_down_is_caught_up() {
     let redirect = lobby.until("redirect").await;
     assert_eq!(redirect["d"]["id"], game["game"], "{redirect} {game}");
 }
+
+/// A game's round that stops (its sockets gone for `round_idle_secs`) lets its Redis
+/// subscription go: a batch of games leaves no connection behind.
+#[tokio::test]
+async fn stopped_rounds_leave_no_redis_connection_behind() {
+    let redis = Redis::start();
+    let pg = Postgres::start();
+    let one = instance(&pg, &redis, |s| s.game.round_idle_secs = 1).await;
+    // The lobby's and the account news' subscriptions.
+    redis.until_pubsub_clients(2).await;
+    let before = redis.clients();
+    let mut socks = Vec::new();
+    for _ in 0..8 {
+        let w = Browser::new(&one);
+        let id = w.create("5+0").await;
+        let mut s = w.socket(&id, None).await;
+        s.until("full").await;
+        socks.push(s);
+    }
+    redis.until_pubsub_clients(2 + 8).await;
+    drop(socks);
+    redis.until_pubsub_clients_at_most(2).await;
+    let deadline = std::time::Instant::now() + crate::client::WAIT;
+    while redis.clients() > before {
+        assert!(std::time::Instant::now() < deadline, "{} clients, {before} before", redis.clients());
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

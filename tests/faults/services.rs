@@ -95,6 +95,20 @@ impl Redis {
         self.cli(&["CLIENT", "LIST", "TYPE", "pubsub"]).lines().filter(|l| !l.trim().is_empty()).count()
     }
 
+    /// How many client connections are open (of every kind, `redis-cli`'s own included).
+    pub fn clients(&self) -> usize {
+        self.cli(&["CLIENT", "LIST"]).lines().filter(|l| !l.trim().is_empty()).count()
+    }
+
+    /// Waits until at most `n` pub/sub connections are open (the others were let go).
+    pub async fn until_pubsub_clients_at_most(&self, n: usize) {
+        let deadline = Instant::now() + crate::client::WAIT;
+        while self.pubsub_clients() > n {
+            assert!(Instant::now() < deadline, "at most {n} subscriptions (now {})", self.pubsub_clients());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Waits until `n` pub/sub connections are open (the subscribers came back).
     pub async fn until_pubsub_clients(&self, n: usize) {
         let deadline = Instant::now() + crate::client::WAIT;

@@ -40,6 +40,32 @@ pub enum Command {
     /// Manage personal API tokens.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Play many games over the real game sockets at a set rate and measure (docs/benchmarks.md).
+    Load(LoadArgs),
+}
+
+/// Arguments of `load`.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// An instance to play on (repeat for several: white on one, black on the next).
+    #[arg(long = "url", required = true)]
+    pub urls: Vec<String>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 50)]
+    pub games: usize,
+    /// Total moves per second to aim at; 0: as fast as the acknowledgements come.
+    #[arg(long, default_value_t = 500.0)]
+    pub rate: f64,
+    /// Seconds to play.
+    #[arg(long, default_value_t = 20)]
+    pub seconds: u64,
+    /// The variant.
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// Check afterwards that every acknowledged move is stored (a PostgreSQL URL; default
+    /// DATABASE_URL when set).
+    #[arg(long)]
+    pub database_url: Option<String>,
 }
 
 /// `chessgold token ...`.
@@ -329,6 +355,7 @@ pub fn run() -> ExitCode {
         Command::Migrate => return service_exit(crate::operator::migrate()),
         Command::User(UserCommand::Create(args)) => return service_exit(create_user(args)),
         Command::User(UserCommand::Role(args)) => return service_exit(set_role(args)),
+        Command::Load(args) => return service_exit(load(args)),
         Command::Token(TokenCommand::Create(args)) => {
             return service_exit(crate::operator::create_token(&args.username, &args.name, &args.scopes));
         }
@@ -351,6 +378,32 @@ fn create_user(args: &CreateUserArgs) -> anyhow::Result<()> {
 fn set_role(args: &RoleArgs) -> anyhow::Result<()> {
     let role = crate::domain::Role::parse(&args.role).map_err(|e| anyhow::anyhow!(e))?;
     crate::operator::set_role(&args.name, role, &args.reason)
+}
+
+fn load(args: &LoadArgs) -> anyhow::Result<()> {
+    let cfg = crate::load::LoadConfig {
+        urls: args.urls.clone(),
+        games: args.games.max(1),
+        rate: (args.rate > 0.0).then_some(args.rate),
+        duration: std::time::Duration::from_secs(args.seconds.max(1)),
+        variant: args.variant.clone(),
+        progress: true,
+    };
+    let db = args.database_url.clone().or_else(|| std::env::var("DATABASE_URL").ok()).filter(|u| !u.is_empty());
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async move {
+        let report = crate::load::run(cfg).await?;
+        print!("{}", report.summary());
+        if let Some(url) = db {
+            let pool = sqlx::PgPool::connect(&url).await?;
+            let lost = crate::load::verify(&pool, &report).await?;
+            println!("durable: {} of {} games lost moves", lost.len(), report.acked.len());
+            if !lost.is_empty() {
+                anyhow::bail!("acknowledged moves missing from the database: {lost:?}");
+            }
+        }
+        Ok(())
+    })
 }
 
 fn service_exit(result: anyhow::Result<()>) -> ExitCode {

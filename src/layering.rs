@@ -23,6 +23,7 @@ const ADAPTER_ROOTS: &[&str] = &[
     "telemetry",
     "cli",
     "operator",
+    "load",
     "main",
 ];
 

@@ -16,6 +16,7 @@ pub mod error;
 pub mod game;
 #[cfg(test)]
 mod layering;
+pub mod load;
 pub mod lobby;
 pub mod metrics;
 pub mod middleware;

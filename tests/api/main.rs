@@ -8,6 +8,7 @@ mod health;
 mod helpers;
 mod lichess;
 mod limits;
+mod load;
 mod lobby;
 mod local_play;
 mod migrations;

@@ -1,0 +1,57 @@
+//! The load tool (`chessgold load`, src/load.rs) on a short run: games played over the real
+//! sockets, no error, and every acknowledged move found in the database. Never a speed: the
+//! figures are benchmarks (docs/benchmarks.md).
+#![expect(clippy::unwrap_used, reason = "test code: a failed step should fail the test loudly")]
+
+use std::time::Duration;
+
+use chessgold::load::{self, LoadConfig};
+
+use crate::helpers::{spawn_app, spawn_app_with_redis};
+use crate::round::instances::second_instance;
+
+fn config(urls: Vec<String>) -> LoadConfig {
+    LoadConfig {
+        urls,
+        games: 3,
+        rate: Some(60.0),
+        duration: Duration::from_secs(3),
+        variant: "standard".into(),
+        progress: false,
+    }
+}
+
+async fn check(report: &load::LoadReport, pool: &sqlx::PgPool) {
+    assert!(report.errors.is_empty(), "{}", report.summary());
+    assert!(report.moves > 0 && report.games >= 3, "{}", report.summary());
+    assert_eq!(report.ack_us.len() as u64, report.moves);
+    assert_eq!(report.receive_us.len() as u64, report.moves);
+    assert_eq!(report.acked.values().sum::<usize>() as u64, report.moves);
+    assert!(load::verify(pool, report).await.unwrap().is_empty(), "acknowledged moves are stored");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM game_actions").fetch_one(pool).await.unwrap();
+    assert!(stored as u64 >= report.moves);
+}
+
+#[tokio::test]
+async fn a_short_load_run_loses_no_move_on_one_instance() {
+    let app = spawn_app().await;
+    let report = load::run(config(vec![app.address.clone()])).await.unwrap();
+    check(&report, &app.db_pool).await;
+}
+
+#[tokio::test]
+async fn a_short_load_run_loses_no_move_across_two_instances_on_redis() {
+    let one = spawn_app_with_redis().await;
+    let two = second_instance(&one).await;
+    let report = load::run(config(vec![one.address.clone(), two.address.clone()])).await.unwrap();
+    check(&report, &one.db_pool).await;
+}
+
+#[tokio::test]
+async fn bad_load_arguments_are_refused_in_words() {
+    let mut cfg = config(Vec::new());
+    assert!(load::run(cfg.clone()).await.unwrap_err().to_string().contains("--url"));
+    cfg.urls = vec!["http://127.0.0.1:1".into()];
+    cfg.variant = "nope".into();
+    assert!(load::run(cfg).await.unwrap_err().to_string().contains("unknown variant 'nope'"));
+}

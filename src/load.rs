@@ -144,6 +144,7 @@ struct Guest {
     base: String,
     http: reqwest::Client,
     jar: Arc<Jar>,
+    from: Option<std::net::IpAddr>,
 }
 
 fn csrf(html: &str) -> anyhow::Result<String> {
@@ -153,16 +154,29 @@ fn csrf(html: &str) -> anyhow::Result<String> {
     Ok(html[at..at + end].to_string())
 }
 
+/// The address a game slot's players connect from: against a loopback server, each slot its own
+/// `127.x.y.z` (Linux answers the whole 127/8), so that the site's limits per address (100
+/// sockets) are not what the run measures; elsewhere the system's choice.
+fn source_address(base: &str, slot: usize) -> Option<std::net::IpAddr> {
+    let host = reqwest::Url::parse(base).ok()?.host_str()?.to_string();
+    if host != "127.0.0.1" && host != "localhost" {
+        return None;
+    }
+    let n = u32::try_from(slot).ok()? + 2;
+    Some(std::net::IpAddr::V4(std::net::Ipv4Addr::from(0x7f00_0000 | (n & 0x00ff_ffff))))
+}
+
 impl Guest {
-    fn new(base: &str) -> anyhow::Result<Guest> {
+    fn new(base: &str, from: Option<std::net::IpAddr>) -> anyhow::Result<Guest> {
         let jar = Arc::new(Jar::default());
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .cookie_provider(jar.clone())
             .timeout(ANSWER_WITHIN)
+            .local_address(from)
             .build()
             .context("an HTTP client")?;
-        Ok(Guest { base: base.trim_end_matches('/').to_string(), http, jar })
+        Ok(Guest { base: base.trim_end_matches('/').to_string(), http, jar, from })
     }
 
     async fn form(&self, page: &str, path: &str, fields: &[(&str, &str)]) -> anyhow::Result<String> {
@@ -185,7 +199,20 @@ impl Guest {
         if let Some(cookies) = self.jar.cookies(&base) {
             req.headers_mut().insert("cookie", cookies);
         }
-        let (ws, _) = tokio_tungstenite::connect_async(req).await.context("opening a game socket")?;
+        let (ws, _) = match self.from {
+            None => tokio_tungstenite::connect_async(req).await.context("opening a game socket")?,
+            Some(from) => {
+                let port = base.port_or_known_default().context("a port")?;
+                let host = base.host_str().context("a host")?;
+                let to = tokio::net::lookup_host((host, port)).await?.find(std::net::SocketAddr::is_ipv4);
+                let socket = tokio::net::TcpSocket::new_v4()?;
+                socket.bind(std::net::SocketAddr::new(from, 0))?;
+                let stream = socket.connect(to.context("an IPv4 address")?).await?;
+                let _ = stream.set_nodelay(true);
+                let stream = tokio_tungstenite::MaybeTlsStream::Plain(stream);
+                tokio_tungstenite::client_async(req, stream).await.context("opening a game socket")?
+            }
+        };
         tally.sockets.fetch_add(1, Ordering::Relaxed);
         let (sink, mut stream) = ws.split();
         let (tx, rx) = mpsc::channel(1024);
@@ -230,8 +257,9 @@ async fn play_one(
     until_at: Instant,
     rng: &mut Rng,
 ) -> anyhow::Result<()> {
-    let white = Guest::new(&cfg.urls[slot % cfg.urls.len()])?;
-    let black = Guest::new(&cfg.urls[(slot + 1) % cfg.urls.len()])?;
+    let (w_url, b_url) = (&cfg.urls[slot % cfg.urls.len()], &cfg.urls[(slot + 1) % cfg.urls.len()]);
+    let white = Guest::new(w_url, source_address(w_url, slot))?;
+    let black = Guest::new(b_url, source_address(b_url, slot))?;
     let fields = [("variant", cfg.variant.as_str()), ("time", "10+5"), ("mode", "casual"), ("color", "white")];
     let id = white.form("/game/new", "/game/new", &fields).await?.trim_start_matches('/').to_string();
     black.form(&format!("/{id}"), &format!("/game/{id}/join"), &[]).await?;

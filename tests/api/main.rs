@@ -1,4 +1,5 @@
 mod accounts;
+mod backup;
 mod browser;
 mod challenges;
 mod cli;

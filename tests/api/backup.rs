@@ -1,7 +1,6 @@
 //! Backups (docs/operations.md, "Backups and upgrades"): `pg_dump` of a live database restored
 //! into a fresh one, and the platform on the restored database serves the same games, ratings
 //! and accounts.
-#![expect(clippy::unwrap_used, reason = "test code: a failed step should fail the test loudly")]
 
 use std::process::Command;
 

@@ -70,6 +70,8 @@ pub struct ApiUser {
     pub name: String,
     /// Granted scopes; `None` for the site's own session (everything).
     pub scopes: Option<Vec<String>>,
+    /// The site's session it came with (its public id); `None` for a token.
+    pub session: Option<Uuid>,
 }
 
 impl ApiUser {
@@ -113,12 +115,12 @@ pub async fn caller(req: &HttpRequest, state: &AppState, session: &Session) -> R
                 .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", format!("{e:#}")))?
                 .ok_or_else(|| unauthorized("No such token"))?;
             limit(state, owner.token_id)?;
-            ApiUser { id: owner.user_id, name: owner.username, scopes: Some(owner.scopes) }
+            ApiUser { id: owner.user_id, name: owner.username, scopes: Some(owner.scopes), session: None }
         }
         None => match crate::auth::current_user(session) {
             Some(u) => {
                 limit(state, u.id)?;
-                ApiUser { id: u.id, name: u.name, scopes: None }
+                ApiUser { id: u.id, name: u.name, scopes: None, session: crate::auth::current_session_id(session) }
             }
             None => {
                 crate::auth::rate_limit::limit_ip(req, state)?;

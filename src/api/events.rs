@@ -39,7 +39,7 @@ pub async fn stream(
     let mut sent = Sent::default();
     let first = sent.catch_up(&state, user.id, &base).await.map_err(|e| internal(&e))?;
     let (tx, rx) = mpsc::channel::<String>(256);
-    tokio::spawn(follow(state.into_inner(), user.id, base, first, sent, sub, tx));
+    tokio::spawn(follow(state.into_inner(), (user.id, user.session), base, first, sent, sub, tx));
     Ok(ndjson(rx))
 }
 
@@ -113,7 +113,7 @@ impl Sent {
 
 async fn follow(
     state: Arc<AppState>,
-    user: Uuid,
+    (user, session): (Uuid, Option<Uuid>),
     base: String,
     first: Vec<Value>,
     mut sent: Sent,
@@ -135,8 +135,10 @@ async fn follow(
         tokio::select! {
             msg = notify::next_for(&mut sub, user) => {
                 let Some(msg) = msg else { break };
-                // A moderator closed the account: the stream ends.
+                // A moderator closed the account, or the session the stream was opened with
+                // ended (a token's stream goes on): the stream ends.
                 if msg == UserMsg::AccountClosed { break }
+                if let UserMsg::SignedOut { sessions } = &msg && session.is_some_and(|s| sessions.contains(&s)) { break }
                 let lines = if msg == UserMsg::Resync {
                     match sent.catch_up(&state, user, &base).await {
                         Ok(lines) => lines,

@@ -131,13 +131,18 @@ async fn the_sessions_page_lists_the_browsers_and_ends_one() {
     let r = dave.post_form("/account/sessions", "/account/sessions/end", &[("sid", &other)]).await;
     assert_eq!(r.status().as_u16(), 404);
     assert_eq!(signed_in_as(&work).await.as_deref(), Some("carol"));
-    // Ended from home: work is signed out at once, and its socket closed.
+    // Ended from home: work is signed out at once, its socket closed and its event stream ended.
     let mut work_lobby = work.ws("/socket/lobby?sri=worksri001").await;
     work_lobby.until("seeks").await;
+    let mut events = work.http.get(format!("{}/api/stream/event", work.base)).send().await.unwrap();
+    assert_eq!(events.status().as_u16(), 200);
+    assert_eq!(events.chunk().await.unwrap().as_deref(), Some(&b"\n"[..]), "the stream is open");
     let r = home.post_form("/account/sessions", "/account/sessions/end", &[("sid", &other)]).await;
     assert_eq!(location(&r), "/account/sessions");
     assert_eq!(signed_in_as(&work).await, None);
     assert!(work_lobby.closed().await);
+    let wait = crate::round::WAIT;
+    while tokio::time::timeout(wait, events.chunk()).await.expect("the stream ends").unwrap().is_some() {}
     assert_eq!(listed(&home).await.0, std::slice::from_ref(&here));
     // Ending this one is a log-out.
     let r = home.post_form("/account/sessions", "/account/sessions/end", &[("sid", &here)]).await;

@@ -184,6 +184,11 @@ impl Sock {
         }
     }
 
+    /// Forgets the messages not yet read that satisfy `pred` (old news).
+    pub fn forget(&mut self, pred: impl Fn(&Value) -> bool) {
+        self.backlog.retain(|m| !pred(m));
+    }
+
     /// The first message not yet read that satisfies `pred`; the others stay to be read.
     pub async fn until_match(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         if let Some(i) = self.backlog.iter().position(&pred) {

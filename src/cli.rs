@@ -42,6 +42,20 @@ pub enum Command {
     Token(TokenCommand),
     /// Play many games over the real game sockets at a set rate and measure (docs/benchmarks.md).
     Load(LoadArgs),
+    /// Ask a running instance's `/healthz` (the container image's health check): exit status 0
+    /// when it answers 200, 1 otherwise.
+    Health(HealthArgs),
+}
+
+/// Arguments of `health`.
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    /// The address to ask; default: `/healthz` on this machine at the configured port.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Seconds to wait for the answer.
+    #[arg(long, default_value_t = 3)]
+    pub timeout: u64,
 }
 
 /// Arguments of `load`.
@@ -66,6 +80,16 @@ pub struct LoadArgs {
     /// DATABASE_URL when set).
     #[arg(long)]
     pub database_url: Option<String>,
+    /// Idle games held besides the playing ones (two sockets each, pinging), e.g. 5000 for
+    /// 10,000 idle sockets.
+    #[arg(long, default_value_t = 0)]
+    pub idle_games: usize,
+    /// A server process whose CPU time over the run is reported per move (repeat for several).
+    #[arg(long = "server-pid")]
+    pub server_pids: Vec<u32>,
+    /// Report the CPU time of this machine's PostgreSQL processes per move.
+    #[arg(long)]
+    pub database_cpu: bool,
 }
 
 /// `chessgold token ...`.
@@ -356,6 +380,7 @@ pub fn run() -> ExitCode {
         Command::User(UserCommand::Create(args)) => return service_exit(create_user(args)),
         Command::User(UserCommand::Role(args)) => return service_exit(set_role(args)),
         Command::Load(args) => return service_exit(load(args)),
+        Command::Health(args) => return service_exit(crate::operator::health(args.url.as_deref(), args.timeout)),
         Command::Token(TokenCommand::Create(args)) => {
             return service_exit(crate::operator::create_token(&args.username, &args.name, &args.scopes));
         }
@@ -383,7 +408,8 @@ fn set_role(args: &RoleArgs) -> anyhow::Result<()> {
 fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let cfg = crate::load::LoadConfig {
         urls: args.urls.clone(),
-        games: args.games.max(1),
+        games: if args.idle_games > 0 { args.games } else { args.games.max(1) },
+        idle_games: args.idle_games,
         rate: (args.rate > 0.0).then_some(args.rate),
         duration: std::time::Duration::from_secs(args.seconds.max(1)),
         variant: args.variant.clone(),
@@ -391,9 +417,11 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
     };
     let db = args.database_url.clone().or_else(|| std::env::var("DATABASE_URL").ok()).filter(|u| !u.is_empty());
     let runtime = tokio::runtime::Runtime::new()?;
+    let cpu = crate::load::CpuMeter::start(&args.server_pids, args.database_cpu)?;
     runtime.block_on(async move {
         let report = crate::load::run(cfg).await?;
         print!("{}", report.summary());
+        print!("{}", cpu.per_move(report.moves)?);
         if let Some(url) = db {
             let pool = sqlx::PgPool::connect(&url).await?;
             let lost = crate::load::verify(&pool, &report).await?;

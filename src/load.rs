@@ -7,7 +7,11 @@
 //! database, whether every acknowledged move is stored.
 //!
 //! With several URLs (instances behind one database and Redis) white plays on one and black on
-//! the next. Nothing here is timed by a test: speed figures go to `docs/benchmarks.md`.
+//! the next; a socket that closes (an instance restarted) is opened again, on the next instance
+//! while its own does not answer, and a move whose answer was lost is sent again unless the game
+//! shows it played, so a rolling restart can be played through. Idle games (`idle_games`) hold
+//! their sockets and ping beside the playing ones. Nothing here is timed by a test: speed figures
+//! go to `docs/benchmarks.md`.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -42,6 +46,9 @@ pub struct LoadConfig {
     pub duration: Duration,
     /// The variant played.
     pub variant: String,
+    /// Idle games held besides: each is created, both players make their first move, then they
+    /// keep their two sockets open and ping (as an idle browser does) until the end of the run.
+    pub idle_games: usize,
     /// Print the progress line.
     pub progress: bool,
 }
@@ -61,6 +68,10 @@ pub struct LoadReport {
     pub games: u64,
     /// Sockets opened.
     pub sockets: u64,
+    /// Sockets opened again after they closed (an instance restarted).
+    pub reconnects: u64,
+    /// Idle sockets held until the end of the run (of `2 x idle_games`).
+    pub idle_held: u64,
     /// Errors (refusals, lost connections, answers that did not come), with a sample.
     pub errors: Vec<String>,
     /// The acknowledged moves per game, for [`verify`].
@@ -86,12 +97,14 @@ impl LoadReport {
             format!("{name} ms: p50 {} p95 {} p99 {} max {}", ms(v, 0.5), ms(v, 0.95), ms(v, 0.99), ms(v, 1.0))
         };
         let mut out = format!(
-            "moves {} in {:.1} s: {:.0} moves/s; games {}, sockets {}, errors {}\n{}\n{}\n",
+            "moves {} in {:.1} s: {:.0} moves/s; games {}, sockets {} ({} reopened, {} idle held to the end), errors {}\n{}\n{}\n",
             self.moves,
             self.elapsed.as_secs_f64(),
             self.rate(),
             self.games,
             self.sockets,
+            self.reconnects,
+            self.idle_held,
             self.errors.len(),
             line("ack", &self.ack_us),
             line("opponent receives", &self.receive_us),
@@ -109,6 +122,9 @@ struct Tally {
     moves: AtomicU64,
     games: AtomicU64,
     sockets: AtomicU64,
+    idle_held: AtomicU64,
+    idle_open: AtomicU64,
+    reconnects: AtomicU64,
     ack_us: Mutex<Vec<u64>>,
     receive_us: Mutex<Vec<u64>>,
     errors: Mutex<Vec<String>>,
@@ -179,23 +195,51 @@ impl Guest {
         Ok(Guest { base: base.trim_end_matches('/').to_string(), http, jar, from })
     }
 
-    async fn form(&self, page: &str, path: &str, fields: &[(&str, &str)]) -> anyhow::Result<String> {
-        let html = self.http.get(format!("{}{page}", self.base)).send().await?.text().await?;
-        let token = csrf(&html)?;
+    /// Sends a form of `page` (its CSRF token read first) to `path` on `base`; the redirect.
+    async fn form_on(&self, base: &str, page: &str, path: &str, fields: &[(&str, &str)]) -> Result<String, FormError> {
+        let html = self.http.get(format!("{base}{page}")).send().await?.text().await?;
+        let token = csrf(&html).map_err(FormError::Refused)?;
         let mut all = vec![("csrf_token", token.as_str())];
         all.extend_from_slice(fields);
-        let r = self.http.post(format!("{}{path}", self.base)).header("Origin", &self.base).form(&all).send().await?;
+        let r = self.http.post(format!("{base}{path}")).header("Origin", base).form(&all).send().await?;
         if r.status().as_u16() != 303 {
-            bail!("{path}: {}", r.status());
+            return Err(FormError::Refused(anyhow::anyhow!("{path}: {}", r.status())));
         }
         Ok(r.headers().get("location").and_then(|l| l.to_str().ok()).unwrap_or_default().to_string())
     }
 
-    /// Opens the game's socket: its sender, and its messages with the time each arrived.
-    async fn socket(&self, id: &str, tally: &Tally) -> anyhow::Result<(WsSink, mpsc::Receiver<(Instant, Value)>)> {
-        let url = format!("{}/socket/game/{id}", self.base.replacen("http", "ws", 1));
+    /// Sends a form on this guest's instance, or on the others in turn while an instance does not
+    /// answer (one being restarted): the answer's redirect.
+    async fn form(&self, urls: &[String], page: &str, path: &str, fields: &[(&str, &str)]) -> anyhow::Result<String> {
+        let deadline = Instant::now() + ANSWER_WITHIN;
+        let mut at = urls.iter().position(|u| u.trim_end_matches('/') == self.base).unwrap_or(0);
+        loop {
+            let base = urls.get(at).map_or(self.base.as_str(), |u| u.trim_end_matches('/'));
+            match self.form_on(base, page, path, fields).await {
+                Ok(location) => return Ok(location),
+                Err(FormError::Refused(e)) => return Err(e),
+                Err(FormError::Unreachable(e)) if Instant::now() >= deadline => {
+                    return Err(anyhow::Error::new(e).context(format!("{path}: no instance answers")));
+                }
+                Err(FormError::Unreachable(_)) => {
+                    at = (at + 1) % urls.len().max(1);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+    }
+
+    /// Opens the game's socket on `base`: its sender, and its messages with the time each
+    /// arrived.
+    async fn socket(
+        &self,
+        base: &str,
+        id: &str,
+        tally: &Tally,
+    ) -> anyhow::Result<(WsSink, mpsc::Receiver<(Instant, Value)>)> {
+        let url = format!("{}/socket/game/{id}", base.replacen("http", "ws", 1));
         let mut req = url.into_client_request()?;
-        let base = reqwest::Url::parse(&self.base)?;
+        let base = reqwest::Url::parse(base)?;
         if let Some(cookies) = self.jar.cookies(&base) {
             req.headers_mut().insert("cookie", cookies);
         }
@@ -229,81 +273,273 @@ impl Guest {
     }
 }
 
+/// Why a form failed: the instance did not answer (try another), or it answered no.
+#[derive(Debug)]
+enum FormError {
+    Unreachable(reqwest::Error),
+    Refused(anyhow::Error),
+}
+
+impl From<reqwest::Error> for FormError {
+    fn from(e: reqwest::Error) -> FormError {
+        FormError::Unreachable(e)
+    }
+}
+
 type WsSink = futures_util::stream::SplitSink<
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
     Message,
 >;
 
+/// What waiting for a message came to.
+enum Wait {
+    Got(Instant, Value),
+    /// The socket closed (its instance stopped, say).
+    Closed,
+}
+
 /// Waits for the first message that `pred` accepts (the others are dropped).
-async fn until(
-    rx: &mut mpsc::Receiver<(Instant, Value)>,
-    pred: impl Fn(&Value) -> bool,
-) -> anyhow::Result<(Instant, Value)> {
+///
+/// # Errors
+/// No such message in [`ANSWER_WITHIN`].
+async fn until(rx: &mut mpsc::Receiver<(Instant, Value)>, pred: impl Fn(&Value) -> bool) -> anyhow::Result<Wait> {
     let deadline = tokio::time::Instant::now() + ANSWER_WITHIN;
     loop {
-        let got = tokio::time::timeout_at(deadline, rx.recv()).await.context("no answer in time")?;
-        let (at, v) = got.context("the socket closed")?;
-        if pred(&v) {
-            return Ok((at, v));
+        match tokio::time::timeout_at(deadline, rx.recv()).await.context("no answer in time")? {
+            None => return Ok(Wait::Closed),
+            Some((at, v)) if pred(&v) => return Ok(Wait::Got(at, v)),
+            Some(_) => {}
         }
     }
 }
 
-/// One game from creation to its end (or [`MAX_PLIES`], or the end of the run).
+/// A player in one game: its socket, on one of the instances, and the means to open it again on
+/// any of them when it closes.
+struct Seat<'a> {
+    guest: &'a Guest,
+    urls: &'a [String],
+    /// The instance (index into `urls`) the socket is open on.
+    at: usize,
+    sink: WsSink,
+    rx: mpsc::Receiver<(Instant, Value)>,
+}
+
+/// The number of actions a `full` message shows (the games the tool plays have clocks, whose
+/// history has one entry per action).
+fn actions_in_full(full: &Value) -> anyhow::Result<usize> {
+    full["d"]["clock_history"]
+        .as_array()
+        .map(Vec::len)
+        .with_context(|| format!("a full game without its history: {full}"))
+}
+
+impl<'a> Seat<'a> {
+    /// Opens the socket on the guest's own instance and waits for the game; the seat and the
+    /// number of actions played.
+    async fn open(guest: &'a Guest, urls: &'a [String], id: &str, tally: &Tally) -> anyhow::Result<(Seat<'a>, usize)> {
+        let at = urls.iter().position(|u| u.trim_end_matches('/') == guest.base).unwrap_or(0);
+        let (sink, rx) = guest.socket(&guest.base, id, tally).await?;
+        let mut seat = Seat { guest, urls, at, sink, rx };
+        match until(&mut seat.rx, |m| m["t"] == "full").await? {
+            Wait::Got(_, full) => {
+                let n = actions_in_full(&full)?;
+                Ok((seat, n))
+            }
+            Wait::Closed => bail!("the socket closed before the game came"),
+        }
+    }
+
+    /// Opens the socket again after it closed: on the same instance or, while it does not answer,
+    /// on the next. The number of actions the game has now.
+    async fn reconnect(&mut self, id: &str, tally: &Tally) -> anyhow::Result<usize> {
+        tally.reconnects.fetch_add(1, Ordering::Relaxed);
+        let deadline = Instant::now() + ANSWER_WITHIN;
+        loop {
+            let base = self.urls[self.at % self.urls.len()].trim_end_matches('/').to_string();
+            if let Ok((sink, mut rx)) = self.guest.socket(&base, id, tally).await
+                && let Ok(Wait::Got(_, full)) = until(&mut rx, |m| m["t"] == "full").await
+            {
+                (self.sink, self.rx) = (sink, rx);
+                return actions_in_full(&full);
+            }
+            if Instant::now() >= deadline {
+                bail!("no instance takes the game's socket again");
+            }
+            self.at = (self.at + 1) % self.urls.len();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Sends a move and waits for its answer; `None` when the socket closed first.
+    async fn act(&mut self, msg: &Value, ack: u64) -> anyhow::Result<Option<(Instant, Value)>> {
+        if self.sink.send(Message::text(msg.to_string())).await.is_err() {
+            return Ok(None);
+        }
+        let answer =
+            until(&mut self.rx, |m| (m["t"] == "ack" && m["d"] == ack) || (m["t"] == "error" && m["d"]["ack"] == ack))
+                .await?;
+        Ok(match answer {
+            Wait::Got(at, v) => Some((at, v)),
+            Wait::Closed => None,
+        })
+    }
+}
+
+/// A game slot: its number (its players' address), random numbers, and when its next move falls
+/// due.
+struct Slot {
+    n: usize,
+    rng: Rng,
+    due: Instant,
+}
+
+/// One game from creation to its end (or [`MAX_PLIES`], or the end of the run). `idle` holds a
+/// place among the idle games being set up: such a game makes its first two moves, gives the
+/// place back and then holds its sockets until the end of the run.
+///
+/// A socket that closes (its instance stopped) is opened again, on another instance while that
+/// one is down; a move whose answer was lost is sent again unless the game shows it played.
 async fn play_one(
     cfg: &LoadConfig,
-    slot: usize,
+    slot: &mut Slot,
+    tally: &Tally,
+    until_at: Instant,
+    idle: Option<tokio::sync::OwnedSemaphorePermit>,
+) -> anyhow::Result<()> {
+    let Slot { n: slot, rng, due } = slot;
+    let slot = *slot;
+    let urls = &cfg.urls;
+    let (w_url, b_url) = (&urls[slot % urls.len()], &urls[(slot + 1) % urls.len()]);
+    let white = Guest::new(w_url, source_address(w_url, slot))?;
+    let black = Guest::new(b_url, source_address(b_url, slot))?;
+    let fields = [("variant", cfg.variant.as_str()), ("time", "10+5"), ("mode", "casual"), ("color", "white")];
+    let id = white.form(urls, "/game/new", "/game/new", &fields).await?.trim_start_matches('/').to_string();
+    black.form(urls, &format!("/{id}"), &format!("/game/{id}/join"), &[]).await?;
+    tally.games.fetch_add(1, Ordering::Relaxed);
+    let (mut w, _) = Seat::open(&white, urls, &id, tally).await?;
+    let (mut b, _) = Seat::open(&black, urls, &id, tally).await?;
+    let mut game = variant(&cfg.variant).context("the variant")?.new_game();
+    let think = if idle.is_some() {
+        None
+    } else {
+        cfg.rate.map(|r| Duration::from_secs_f64(cfg.games.max(1) as f64 / r.max(0.001)))
+    };
+    let mut ack = 0u64;
+    // An idle game makes each side's first move (so that it is not aborted) and then waits.
+    let plies = if idle.is_some() { 2 } else { MAX_PLIES };
+    let mut ply = 0;
+    let mut action = None;
+    while ply < plies {
+        if game.outcome().is_some() || Instant::now() >= until_at {
+            break;
+        }
+        // A move sent again (its answer was lost) goes at once, with no new think time.
+        if action.is_none()
+            && let Some(mean) = think
+        {
+            // Each slot's moves fall due on its own schedule (think times drawn around the mean,
+            // counted from when the previous move fell due, not from its answer), so the total
+            // rate is the target whenever the server keeps up. A slot more than a second behind
+            // (a slow game creation) starts again from now rather than sending a burst.
+            let now = Instant::now();
+            *due = (*due).max(now.checked_sub(Duration::from_secs(1)).unwrap_or(now)) + rng.think(mean);
+            tokio::time::sleep_until((*due).into()).await;
+        }
+        let chosen = match action.take() {
+            Some(a) => a,
+            None => {
+                let legal = game.legal_actions();
+                if legal.is_empty() {
+                    break;
+                }
+                legal[(rng.next() % legal.len() as u64) as usize].clone()
+            }
+        };
+        ack += 1;
+        let (mover, other) = if ply % 2 == 0 { (&mut w, &mut b) } else { (&mut b, &mut w) };
+        let msg = json!({"t": "action", "d": {"action": chosen, "ply": ply, "ack": ack}});
+        let sent = Instant::now();
+        let seq = ply as u64 + 1;
+        match mover.act(&msg, ack).await? {
+            Some((acked_at, answer)) => {
+                if answer["t"] != "ack" {
+                    bail!("{chosen} at ply {ply} of {id} refused: {answer}");
+                }
+                tally.ack_us.lock().await.push((acked_at - sent).as_micros() as u64);
+                tally.moves.fetch_add(1, Ordering::Relaxed);
+                *tally.acked.lock().await.entry(id.clone()).or_insert(0) += 1;
+                match until(&mut other.rx, |m| m["t"] == "move" && m["d"]["seq"] == seq).await? {
+                    Wait::Got(seen_at, _) => {
+                        tally.receive_us.lock().await.push(seen_at.saturating_duration_since(sent).as_micros() as u64);
+                    }
+                    Wait::Closed => {
+                        let n = other.reconnect(&id, tally).await?;
+                        if n < ply + 1 {
+                            bail!(
+                                "{id}: the acknowledged move {chosen} (ply {ply}) is not in the game after a reconnect"
+                            );
+                        }
+                    }
+                }
+            }
+            None => {
+                // The answer was lost with the socket: the game shows whether the move was played.
+                let n = mover.reconnect(&id, tally).await?;
+                if n == ply {
+                    action = Some(chosen);
+                    continue;
+                }
+                if n != ply + 1 {
+                    bail!("{id}: {n} actions after a reconnect at ply {ply}");
+                }
+            }
+        }
+        game.play(&chosen).map_err(|e| anyhow::anyhow!("the engine refuses its own move {chosen}: {e:?}"))?;
+        ply += 1;
+    }
+    if let Some(place) = idle {
+        drop(place);
+        hold(&mut w, &mut b, tally, until_at, rng).await?;
+    }
+    let _ = w.sink.close().await;
+    let _ = b.sink.close().await;
+    Ok(())
+}
+
+/// Keeps an idle game's two sockets open until `until_at`: a ping from each every 5 s or so (as
+/// the site's pages send them), everything received read and dropped.
+async fn hold(
+    w: &mut Seat<'_>,
+    b: &mut Seat<'_>,
     tally: &Tally,
     until_at: Instant,
     rng: &mut Rng,
 ) -> anyhow::Result<()> {
-    let (w_url, b_url) = (&cfg.urls[slot % cfg.urls.len()], &cfg.urls[(slot + 1) % cfg.urls.len()]);
-    let white = Guest::new(w_url, source_address(w_url, slot))?;
-    let black = Guest::new(b_url, source_address(b_url, slot))?;
-    let fields = [("variant", cfg.variant.as_str()), ("time", "10+5"), ("mode", "casual"), ("color", "white")];
-    let id = white.form("/game/new", "/game/new", &fields).await?.trim_start_matches('/').to_string();
-    black.form(&format!("/{id}"), &format!("/game/{id}/join"), &[]).await?;
-    tally.games.fetch_add(1, Ordering::Relaxed);
-    let (mut ws, mut wr) = white.socket(&id, tally).await?;
-    let (mut bs, mut br) = black.socket(&id, tally).await?;
-    until(&mut wr, |m| m["t"] == "full").await?;
-    until(&mut br, |m| m["t"] == "full").await?;
-    let mut game = variant(&cfg.variant).context("the variant")?.new_game();
-    let think = cfg.rate.map(|r| Duration::from_secs_f64(cfg.games as f64 / r.max(0.001)));
-    let mut ack = 0u64;
-    for ply in 0..MAX_PLIES {
-        if game.outcome().is_some() || Instant::now() >= until_at {
-            break;
+    tally.idle_open.fetch_add(2, Ordering::Relaxed);
+    let held = async {
+        let ping = Message::text(json!({"t": "ping"}).to_string());
+        while Instant::now() < until_at {
+            let pause = Duration::from_millis(4000 + rng.next() % 2000);
+            tokio::time::sleep_until(tokio::time::Instant::from(until_at).min(tokio::time::Instant::now() + pause))
+                .await;
+            while w.rx.try_recv().is_ok() || b.rx.try_recv().is_ok() {}
+            if Instant::now() >= until_at {
+                break;
+            }
+            w.sink.send(ping.clone()).await.context("pinging (white)")?;
+            b.sink.send(ping.clone()).await.context("pinging (black)")?;
+            if w.rx.is_closed() || b.rx.is_closed() {
+                bail!("an idle socket was closed");
+            }
         }
-        if let Some(mean) = think {
-            tokio::time::sleep(rng.think(mean)).await;
-        }
-        let legal = game.legal_actions();
-        if legal.is_empty() {
-            break;
-        }
-        let action = legal[(rng.next() % legal.len() as u64) as usize].clone();
-        ack += 1;
-        let (sink, own, other) = if ply % 2 == 0 { (&mut ws, &mut wr, &mut br) } else { (&mut bs, &mut br, &mut wr) };
-        let msg = json!({"t": "action", "d": {"action": action, "ply": ply, "ack": ack}});
-        let sent = Instant::now();
-        sink.send(Message::text(msg.to_string())).await.context("sending a move")?;
-        let (acked_at, answer) =
-            until(own, |m| (m["t"] == "ack" && m["d"] == ack) || (m["t"] == "error" && m["d"]["ack"] == ack)).await?;
-        if answer["t"] != "ack" {
-            bail!("{action} at ply {ply} of {id} refused: {answer}");
-        }
-        tally.ack_us.lock().await.push((acked_at - sent).as_micros() as u64);
-        tally.moves.fetch_add(1, Ordering::Relaxed);
-        *tally.acked.lock().await.entry(id.clone()).or_insert(0) += 1;
-        let seq = ply as u64 + 1;
-        let (seen_at, _) = until(other, |m| m["t"] == "move" && m["d"]["seq"] == seq).await?;
-        tally.receive_us.lock().await.push((seen_at.saturating_duration_since(sent)).as_micros() as u64);
-        game.play(&action).map_err(|e| anyhow::anyhow!("the engine refuses its own move {action}: {e:?}"))?;
+        Ok(())
     }
-    let _ = ws.close().await;
-    let _ = bs.close().await;
-    Ok(())
+    .await;
+    tally.idle_open.fetch_sub(2, Ordering::Relaxed);
+    if held.is_ok() {
+        tally.idle_held.fetch_add(2, Ordering::Relaxed);
+    }
+    held
 }
 
 /// Runs the load and returns what it measured.
@@ -321,12 +557,18 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<LoadReport> {
     let started = Instant::now();
     let until_at = started + cfg.duration;
     let mut tasks = Vec::new();
-    for slot in 0..cfg.games {
-        let (cfg, tally) = (cfg.clone(), tally.clone());
+    // Idle games are set up a few at a time (a burst of thousands of sign-ins is not what is
+    // measured); the playing slots come after them and play on the same addresses' neighbours.
+    let setting_up = Arc::new(tokio::sync::Semaphore::new(32));
+    for slot in 0..cfg.games + cfg.idle_games {
+        let idle = slot >= cfg.games;
+        let (cfg, tally, setting_up) = (cfg.clone(), tally.clone(), setting_up.clone());
         tasks.push(tokio::spawn(async move {
-            let mut rng = Rng::new();
+            let mut slot = Slot { n: slot, rng: Rng::new(), due: Instant::now() };
             while Instant::now() < until_at {
-                if let Err(e) = play_one(&cfg, slot, &tally, until_at, &mut rng).await {
+                let place = if idle { setting_up.clone().acquire_owned().await.ok() } else { None };
+                let played = play_one(&cfg, &mut slot, &tally, until_at, place).await;
+                if let Err(e) = played {
                     tally.errors.lock().await.push(format!("{e:#}"));
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
@@ -343,8 +585,9 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<LoadReport> {
                 let done = ((t / total.max(1e-9)) * 30.0) as usize;
                 let moves = tally.moves.load(Ordering::Relaxed);
                 let errors = tally.errors.lock().await.len();
+                let idle = tally.idle_open.load(Ordering::Relaxed);
                 eprint!(
-                    "\r[{}{}] {t:.0}/{total:.0} s  moves {moves}  {:.0}/s  errors {errors}   ",
+                    "\r[{}{}] {t:.0}/{total:.0} s  moves {moves}  {:.0}/s  idle sockets {idle}  errors {errors}   ",
                     "=".repeat(done),
                     " ".repeat(30 - done.min(30)),
                     moves as f64 / t.max(1e-9),
@@ -372,6 +615,8 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<LoadReport> {
         receive_us,
         games: tally.games.load(Ordering::Relaxed),
         sockets: tally.sockets.load(Ordering::Relaxed),
+        idle_held: tally.idle_held.load(Ordering::Relaxed),
+        reconnects: tally.reconnects.load(Ordering::Relaxed),
         errors: std::mem::take(&mut *tally.errors.lock().await),
         acked: std::mem::take(&mut *tally.acked.lock().await),
     };
@@ -379,6 +624,83 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<LoadReport> {
         bail!("no game could be started: {}", report.errors.first().map_or("", String::as_str));
     }
     Ok(report)
+}
+
+/// CPU time of the server's processes and of PostgreSQL's over a run, from `/proc` (Linux).
+#[derive(Debug)]
+pub struct CpuMeter {
+    pids: Vec<u32>,
+    database: bool,
+    server_at_start: Duration,
+    database_at_start: Duration,
+}
+
+/// Linux reports CPU times in `/proc/{pid}/stat` in ticks of 1/100 s on every architecture it
+/// runs this on (`USER_HZ`).
+const TICKS_PER_SECOND: u64 = 100;
+
+/// A process's name and its CPU time: its own (user and system) and that of the children it
+/// has waited for (PostgreSQL's ended backends count in the postmaster's).
+fn proc_cpu(pid: u32) -> Option<(String, Duration)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let name = stat[open + 1..close].to_string();
+    // After the name: state, ppid, ... utime is field 14 of the line, i.e. index 11 here.
+    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    let ticks: u64 = fields.get(11..15)?.iter().filter_map(|f| f.parse::<u64>().ok()).sum();
+    Some((name, Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND)))
+}
+
+fn database_cpu() -> Duration {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Duration::ZERO };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(proc_cpu)
+        .filter(|(name, _)| name == "postgres")
+        .map(|(_, t)| t)
+        .sum()
+}
+
+impl CpuMeter {
+    /// Starts measuring the processes `pids` and, when `database`, every process named
+    /// `postgres`.
+    ///
+    /// # Errors
+    /// A process that does not exist.
+    pub fn start(pids: &[u32], database: bool) -> anyhow::Result<CpuMeter> {
+        Ok(CpuMeter {
+            pids: pids.to_vec(),
+            database,
+            server_at_start: Self::server(pids)?,
+            database_at_start: if database { database_cpu() } else { Duration::ZERO },
+        })
+    }
+
+    fn server(pids: &[u32]) -> anyhow::Result<Duration> {
+        pids.iter()
+            .map(|&pid| proc_cpu(pid).map(|(_, t)| t).with_context(|| format!("no process {pid} to measure")))
+            .sum()
+    }
+
+    /// The lines reporting CPU time per move since the start (nothing when nothing is measured).
+    ///
+    /// # Errors
+    /// A measured process that has gone.
+    pub fn per_move(&self, moves: u64) -> anyhow::Result<String> {
+        let per = |t: Duration| format!("{:.3} ms", t.as_secs_f64() * 1000.0 / moves.max(1) as f64);
+        let mut out = String::new();
+        if !self.pids.is_empty() {
+            let used = Self::server(&self.pids)?.saturating_sub(self.server_at_start);
+            out.push_str(&format!("server CPU: {:.1} s, {} per move\n", used.as_secs_f64(), per(used)));
+        }
+        if self.database {
+            let used = database_cpu().saturating_sub(self.database_at_start);
+            out.push_str(&format!("database CPU: {:.1} s, {} per move\n", used.as_secs_f64(), per(used)));
+        }
+        Ok(out)
+    }
 }
 
 /// The acknowledged moves not found in the database: (game, acknowledged, stored) for each game

@@ -45,6 +45,30 @@ pub fn migrate() -> anyhow::Result<()> {
     })
 }
 
+/// `chessgold health [--url URL]`: asks `/healthz` (by default on 127.0.0.1 at the configured
+/// port) and succeeds only on 200.
+///
+/// # Errors
+/// Bad settings (when no URL is given), no answer in time, or an answer other than 200.
+pub fn health(url: Option<&str>, timeout_secs: u64) -> anyhow::Result<()> {
+    let url = match url {
+        Some(url) => url.to_string(),
+        None => format!("http://127.0.0.1:{}/healthz", Settings::load()?.application.port),
+    };
+    runtime()?.block_on(async move {
+        let client = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(timeout_secs.max(1)))
+            .build()
+            .context("making the HTTP client")?;
+        let response = client.get(&url).send().await.with_context(|| format!("asking {url}"))?;
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        anyhow::ensure!(status == reqwest::StatusCode::OK, "{url} answered {status}: {}", body.trim());
+        println!("{}", body.trim());
+        Ok(())
+    })
+}
+
 /// Reads a password from standard input: all of it, without one final line ending.
 ///
 /// # Errors

@@ -265,3 +265,44 @@ fn state_between_an_equip_and_the_action_shows_the_counter_reset() {
     assert_eq!(resumed["fen"], played["fen"]);
     assert!(played["fen"].as_str().is_some_and(|f| f.contains(" b - - 1 7 ")), "{}", played["fen"]);
 }
+
+// Multi-threaded: the test waits for the command while the app answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_succeeds_only_when_healthz_answers_200() {
+    let app = spawn_app().await;
+    let url = format!("{}/healthz", app.address);
+    let out = chessgold(&app.db_url, &["health", "--url", &url], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(r#""database":"ok""#),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The default: the configured port on this machine (here the app's).
+    let port = app.address.rsplit(':').next().unwrap();
+    let mut child = Command::new(binary())
+        .arg("health")
+        .current_dir(root())
+        .env("CHESSGOLD_ENV", "test")
+        .env("CHESSGOLD__APPLICATION__PORT", port)
+        .output()
+        .unwrap();
+    assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stderr));
+    // Nothing listening, and a page that is not 200: exit status 1 with the reason.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let out = chessgold(&app.db_url, &["health", "--url", &format!("http://127.0.0.1:{closed}/healthz")], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("asking http://127.0.0.1:"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    child =
+        Command::new(binary()).args(["health", "--url", &format!("{}/no-such-page", app.address)]).output().unwrap();
+    assert_eq!(child.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&child.stderr).contains("answered 404"),
+        "{}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+}

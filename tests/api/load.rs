@@ -17,6 +17,7 @@ fn config(urls: Vec<String>) -> LoadConfig {
         rate: Some(60.0),
         duration: Duration::from_secs(3),
         variant: "standard".into(),
+        idle_games: 0,
         progress: false,
     }
 }
@@ -45,6 +46,25 @@ async fn a_short_load_run_loses_no_move_across_two_instances_on_redis() {
     let two = second_instance(&one).await;
     let report = load::run(config(vec![one.address.clone(), two.address.clone()])).await.unwrap();
     check(&report, &one.db_pool).await;
+}
+
+#[tokio::test]
+async fn idle_games_hold_their_sockets_to_the_end_beside_the_playing_ones() {
+    let app = spawn_app().await;
+    let mut cfg = config(vec![app.address.clone()]);
+    cfg.games = 1;
+    cfg.idle_games = 3;
+    let report = load::run(cfg).await.unwrap();
+    check(&report, &app.db_pool).await;
+    // Every idle game made its two moves and held both sockets until the end.
+    assert_eq!(report.idle_held, 6, "{}", report.summary());
+    let idle_games: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT game_id FROM game_actions GROUP BY game_id HAVING count(*) = 2) g",
+    )
+    .fetch_one(&app.db_pool)
+    .await
+    .unwrap();
+    assert!(idle_games >= 3, "{idle_games} games stopped after their first two moves");
 }
 
 #[tokio::test]

@@ -20,6 +20,7 @@ mod pages;
 mod playing;
 mod profiles;
 mod redis;
+mod rolling;
 mod round;
 mod security;
 mod sessions;

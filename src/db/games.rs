@@ -278,6 +278,71 @@ pub async fn update_game(db: &mut PgConnection, g: &GameRow, old_version: i32) -
     Ok(done.rows_affected() == 1)
 }
 
+/// A move's whole commit in one statement (one round trip, no explicit transaction): the game's
+/// changing columns if its version is still `old_version`, then, only if it was, the new action
+/// and the room events `(v, t, d)`. Returns whether the game was updated (false: someone else
+/// changed it first, and nothing was written).
+///
+/// # Errors
+/// Database failures; a second action at the same `seq` fails (unique key) and writes nothing.
+pub async fn commit_move(
+    db: impl PgExecutor<'_>,
+    g: &GameRow,
+    old_version: i32,
+    action: Option<&ActionRow>,
+    events: &[(i32, &str, serde_json::Value)],
+) -> Result<bool, sqlx::Error> {
+    let (vs, ts, ds): (Vec<i32>, Vec<String>, Vec<serde_json::Value>) =
+        events.iter().map(|(v, t, d)| (*v, (*t).to_string(), d.clone())).collect();
+    let updated = sqlx::query_scalar!(
+        r#"WITH updated AS (
+             UPDATE games SET status = $3, winner = $4, reason = $5, version = $6, plies = $7, turns = $8,
+                 white_clock = $9, black_clock = $10, turn_at = $11, draw_offer = $12, takeback_offer = $13,
+                 rematch_offer = $14, rematch_id = $15, started_at = $16, finished_at = $17
+             WHERE id = $1 AND version = $2
+             RETURNING id
+           ), action AS (
+             INSERT INTO game_actions (game_id, seq, action, color, white_clock, black_clock)
+             SELECT id, $18, $19, $20, $21, $22 FROM updated WHERE $18::int IS NOT NULL
+             RETURNING 1
+           ), events AS (
+             INSERT INTO game_events (game_id, v, t, d)
+             SELECT updated.id, e.v, e.t, e.d
+             FROM updated, UNNEST($23::int[], $24::text[], $25::jsonb[]) AS e(v, t, d)
+             RETURNING 1
+           )
+           SELECT count(*) AS "updated!" FROM updated"#,
+        g.id,
+        old_version,
+        g.status,
+        g.winner,
+        g.reason as Option<Reason>,
+        g.version,
+        g.plies,
+        g.turns,
+        g.white_clock,
+        g.black_clock,
+        g.turn_at,
+        g.draw_offer,
+        g.takeback_offer,
+        g.rematch_offer,
+        g.rematch_id,
+        g.started_at,
+        g.finished_at,
+        action.map(|a| a.seq),
+        action.map(|a| a.action.as_str()),
+        action.map(|a| a.color.as_str()),
+        action.and_then(|a| a.white_clock),
+        action.and_then(|a| a.black_clock),
+        &vs,
+        &ts,
+        &ds
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(updated == 1)
+}
+
 /// Stores an action. A second action at the same `seq` fails (unique key).
 ///
 /// # Errors

@@ -35,8 +35,23 @@ pub fn pool(settings: &DatabaseSettings) -> anyhow::Result<PgPool> {
     Ok(PgPoolOptions::new()
         .max_connections(settings.max_connections)
         .acquire_timeout(settings.acquire_timeout())
+        // A connection that was just used is known to work: checking it again before every
+        // transaction cost a round trip per move. One idle for a while (over an outage, say) is
+        // pinged before it is handed out, and a dead one is replaced.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for < IDLE_BEFORE_PING {
+                    return Ok(true);
+                }
+                Ok(sqlx::Connection::ping(conn).await.is_ok())
+            })
+        })
         .connect_lazy_with(connect_options(settings)?))
 }
+
+/// A pooled connection idle longer than this is pinged before it is handed out.
+const IDLE_BEFORE_PING: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Applies the pending migrations.
 ///

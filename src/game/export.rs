@@ -230,6 +230,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             seats: [None, None],
+            stored_seats: [None, None],
             actions: actions
                 .iter()
                 .enumerate()

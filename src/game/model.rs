@@ -44,7 +44,7 @@ pub struct CreateGame {
 }
 
 /// A seat of a game.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Seat {
     /// The 4-character secret of the seat.
     pub player_id: String,
@@ -266,6 +266,10 @@ pub struct Game {
     pub finished_at: Option<OffsetDateTime>,
     /// White's and Black's seats.
     pub seats: [Option<Seat>; 2],
+    /// The seats as stored at `version`: a commit writes only the seats that differ (a move
+    /// rarely changes one: lag compensation, a result's ratings). `[None, None]` for a game not
+    /// loaded from the database, whose first commit writes every seat.
+    pub stored_seats: [Option<Seat>; 2],
     /// Every action.
     pub actions: Vec<ActionRec>,
     /// The engine's game after the actions.
@@ -821,6 +825,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             seats: [Some(seat("w")), None],
+            stored_seats: [None, None],
             actions: Vec::new(),
             engine: info.new_seeded_game(7),
         };

@@ -356,6 +356,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Game>> {
         created_at: g.created_at,
         started_at: g.started_at,
         finished_at: g.finished_at,
+        stored_seats: seats.clone(),
         seats,
         actions: actions
             .into_iter()
@@ -404,7 +405,7 @@ fn game_row(live: &Game) -> GameRow {
 
 /// Commits a step of `live` (already applied to it in memory, with `live.version` still the
 /// version it was loaded at): the game row under the version check, the new action (unique per
-/// `seq`), the seats, the ratings of a finished rated game, the room events. On success
+/// `seq`), the seats that changed, the ratings of a finished rated game, the room events. On success
 /// `live.version` is the new version and the returned events carry their versions (a rated
 /// game's `end` event has the rating changes filled in).
 ///
@@ -419,6 +420,16 @@ pub async fn commit(
 ) -> Result<Vec<(i32, Event)>, CommitError> {
     let old = live.version;
     let new = old + step.events.len() as i32;
+    // Most steps (a move) write only the game, the action and the events: one statement.
+    let seats_unchanged = Color::ALL.into_iter().all(|c| live.seats[c.index()] == live.stored_seats[c.index()]);
+    if seats_unchanged
+        && !(step.finished && live.rated && live.status.has_result())
+        && !(step.starts && live.clock.is_some())
+        && !step.truncated
+        && step.rematch.is_none()
+    {
+        return commit_in_one(pool, live, step, old, new).await;
+    }
     let mut tx = pool.begin().await.context("starting a transaction")?;
     if step.finished && live.rated && live.status.has_result() {
         rate(&mut tx, live, step, cfg).await?;
@@ -440,21 +451,17 @@ pub async fn commit(
     if step.new_action
         && let Some(a) = live.actions.last()
     {
-        let r = ActionRow {
-            seq: a.seq,
-            action: a.action.clone(),
-            color: a.color.name().to_string(),
-            white_clock: a.clocks.map(|c| c[0]),
-            black_clock: a.clocks.map(|c| c[1]),
-        };
-        match db::games::insert_action(&mut tx, live.id.as_str(), &r).await {
+        match db::games::insert_action(&mut tx, live.id.as_str(), &action_row(a)).await {
             Ok(()) => {}
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(CommitError::Conflict),
             Err(e) => return Err(CommitError::Other(anyhow::Error::new(e).context("storing an action"))),
         }
     }
+    // Only the seats that changed since the version loaded: a move usually changes none.
     for c in Color::ALL {
-        if let Some(s) = &live.seats[c.index()] {
+        if let Some(s) = &live.seats[c.index()]
+            && live.stored_seats[c.index()].as_ref() != Some(s)
+        {
             db::games::upsert_player(&mut tx, live.id.as_str(), &seat_row(c, s)).await?;
         }
     }
@@ -472,7 +479,45 @@ pub async fn commit(
     }
     tx.commit().await.context("committing a game step")?;
     live.version = new;
+    live.stored_seats = live.seats.clone();
     Ok(out)
+}
+
+/// [`commit`] of a step that changes no seat, no rating, no other game and takes nothing back,
+/// in one statement ([`db::games::commit_move`]).
+async fn commit_in_one(
+    pool: &PgPool,
+    live: &mut Game,
+    step: &Step,
+    old: i32,
+    new: i32,
+) -> Result<Vec<(i32, Event)>, CommitError> {
+    let mut row = game_row(live);
+    row.version = new;
+    let action = if step.new_action { live.actions.last().map(action_row) } else { None };
+    let events: Vec<(i32, Event)> =
+        step.events.iter().enumerate().map(|(i, ev)| (old + 1 + i as i32, ev.clone())).collect();
+    let stored: Vec<(i32, &str, serde_json::Value)> =
+        events.iter().map(|(v, ev)| (*v, ev.kind().name(), ev.data())).collect();
+    match db::games::commit_move(pool, &row, old, action.as_ref(), &stored).await {
+        Ok(true) => {}
+        Ok(false) => return Err(CommitError::Conflict),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(CommitError::Conflict),
+        Err(e) => return Err(CommitError::Other(anyhow::Error::new(e).context("committing a game step"))),
+    }
+    live.version = new;
+    live.stored_seats = live.seats.clone();
+    Ok(events)
+}
+
+fn action_row(a: &ActionRec) -> ActionRow {
+    ActionRow {
+        seq: a.seq,
+        action: a.action.clone(),
+        color: a.color.name().to_string(),
+        white_clock: a.clocks.map(|c| c[0]),
+        black_clock: a.clocks.map(|c| c[1]),
+    }
 }
 
 /// Computes and stores the rating changes of a finished rated game, in the result's transaction.

@@ -764,6 +764,7 @@ mod tests {
             started_at: Some(at(0)),
             finished_at: None,
             seats: [Some(seat(true)), Some(seat(false))],
+            stored_seats: [None, None],
             actions: Vec::new(),
             engine: info.new_game(),
         }

@@ -263,13 +263,50 @@ impl Guest {
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let Message::Text(text) = msg else { continue };
-                let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+                let Some(v) = light(&text) else { continue };
                 if tx.send((Instant::now(), v)).await.is_err() {
                     break;
                 }
             }
         });
         Ok((sink, rx))
+    }
+}
+
+/// What the tool reads of a server message, without building the whole position of a `move` or
+/// `full` (the tool shares the machine it measures): `t` and `v`; a move's `seq`; a full game's
+/// clock history (its length is the number of actions); the whole of anything else.
+fn light(text: &str) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        t: String,
+        #[serde(default)]
+        v: Option<i64>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Seq {
+        seq: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct History {
+        clock_history: Option<Vec<serde::de::IgnoredAny>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Data<T> {
+        d: T,
+    }
+    let head: Head = serde_json::from_str(text).ok()?;
+    match head.t.as_str() {
+        "move" => {
+            let m: Data<Seq> = serde_json::from_str(text).ok()?;
+            Some(json!({"t": "move", "v": head.v, "d": {"seq": m.d.seq}}))
+        }
+        "full" => {
+            let f: Data<History> = serde_json::from_str(text).ok()?;
+            let history = f.d.clock_history.map(|h| vec![Value::Null; h.len()]);
+            Some(json!({"t": "full", "v": head.v, "d": {"clock_history": history}}))
+        }
+        _ => serde_json::from_str(text).ok(),
     }
 }
 
@@ -429,6 +466,8 @@ async fn play_one(
     let plies = if idle.is_some() { 2 } else { MAX_PLIES };
     let mut ply = 0;
     let mut action = None;
+    // Sends of the current move whose answer was lost or unsure.
+    let mut tries = 0;
     while ply < plies {
         if game.outcome().is_some() || Instant::now() >= until_at {
             break;
@@ -460,11 +499,19 @@ async fn play_one(
         let msg = json!({"t": "action", "d": {"action": chosen, "ply": ply, "ack": ack}});
         let sent = Instant::now();
         let seq = ply as u64 + 1;
-        match mover.act(&msg, ack).await? {
+        let answer = mover.act(&msg, ack).await?;
+        // Around a restart a move can be refused because the game moved on meanwhile (an earlier
+        // send of it landed after all) or the instance is stopping: the game itself says which.
+        let unsure = answer.as_ref().is_some_and(|(_, a)| {
+            a["t"] == "error" && ["stale", "not_your_turn", "unavailable"].iter().any(|c| a["d"]["code"] == *c)
+        });
+        let answer = if unsure && tries < 5 { None } else { answer };
+        match answer {
             Some((acked_at, answer)) => {
                 if answer["t"] != "ack" {
                     bail!("{chosen} at ply {ply} of {id} refused: {answer}");
                 }
+                tries = 0;
                 tally.ack_us.lock().await.push((acked_at - sent).as_micros() as u64);
                 tally.moves.fetch_add(1, Ordering::Relaxed);
                 *tally.acked.lock().await.entry(id.clone()).or_insert(0) += 1;
@@ -483,12 +530,15 @@ async fn play_one(
                 }
             }
             None => {
-                // The answer was lost with the socket: the game shows whether the move was played.
+                // The answer was lost with the socket (or was unsure): the game shows whether the
+                // move was played.
                 let n = mover.reconnect(&id, tally).await?;
                 if n == ply {
+                    tries += 1;
                     action = Some(chosen);
                     continue;
                 }
+                tries = 0;
                 if n != ply + 1 {
                     bail!("{id}: {n} actions after a reconnect at ply {ply}");
                 }

@@ -426,7 +426,8 @@ pub async fn live_bot_games(db: impl PgExecutor<'_>) -> anyhow::Result<Vec<Strin
     .context("listing the live bot games")
 }
 
-/// Records that the sockets of these seats are alive, and returns every seat's last sign of life.
+/// Records that the sockets of these seats are alive, and returns every seat's last sign of life
+/// (one statement: a round asks this every two seconds).
 ///
 /// # Errors
 /// Database failures.
@@ -435,20 +436,20 @@ pub async fn touch_seats(
     game_id: &str,
     alive: &[String],
 ) -> anyhow::Result<Vec<(String, Option<OffsetDateTime>)>> {
-    if !alive.is_empty() {
-        sqlx::query!(
-            "UPDATE game_players SET last_seen = now() WHERE game_id = $1 AND color = ANY($2)",
-            game_id,
-            alive
-        )
-        .execute(db)
-        .await
-        .context("recording seats alive")?;
-    }
-    let rows = sqlx::query!("SELECT color, last_seen FROM game_players WHERE game_id = $1", game_id)
-        .fetch_all(db)
-        .await
-        .context("reading seats' last signs of life")?;
+    let rows = sqlx::query!(
+        r#"WITH touched AS (
+             UPDATE game_players SET last_seen = now() WHERE game_id = $1 AND color = ANY($2)
+             RETURNING color, last_seen
+           )
+           SELECT color AS "color!", last_seen FROM touched
+           UNION ALL
+           SELECT color, last_seen FROM game_players WHERE game_id = $1 AND NOT (color = ANY($2))"#,
+        game_id,
+        alive
+    )
+    .fetch_all(db)
+    .await
+    .context("recording and reading seats' signs of life")?;
     Ok(rows.into_iter().map(|r| (r.color, r.last_seen)).collect())
 }
 

@@ -644,6 +644,25 @@ async fn target_and_reason(
     Ok(Reason::parse(&form.reason).map(|r| (user.id, r)).map_err(|e| format!("Reason: {e}")))
 }
 
+/// The one shape of a moderator's action on an account: the account and the reason read (and
+/// `extra`, the form's other field, already parsed), `run` does the action, and the account's
+/// mod view is shown again with what it did or why it was refused.
+async fn act<E>(
+    state: &AppState,
+    session: &Session,
+    me: &Moderator,
+    name: &str,
+    form: &ActionForm,
+    extra: Result<E, String>,
+    run: impl AsyncFnOnce(uuid::Uuid, Reason, E) -> Result<Outcome, PageError>,
+) -> Result<HttpResponse, PageError> {
+    let outcome = match (target_and_reason(state, name, form).await?, extra) {
+        (Err(why), _) | (_, Err(why)) => Err(why),
+        (Ok((target, reason)), Ok(extra)) => run(target, reason, extra).await?,
+    };
+    answer(state, session, me, name, outcome).await
+}
+
 /// A chat timeout of 10 minutes to 24 hours.
 #[tracing::instrument(skip_all)]
 pub(crate) async fn timeout(
@@ -653,22 +672,23 @@ pub(crate) async fn timeout(
     posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
     let ModForm { by: me, form } = posted;
-    let outcome = match target_and_reason(&state, &path, &form).await? {
-        Err(why) => Err(why),
-        Ok((target, reason)) => match form.minutes.as_deref().map(str::trim).unwrap_or("").parse::<i64>() {
-            Err(_) => Err("Minutes: a whole number from 10 to 1440".to_string()),
-            Ok(minutes) => {
-                sanction_outcome(sanctions::chat_timeout(&state.pool, me.id, target, minutes, &reason).await, |g| {
-                    format!(
-                        "Chat timeout until {}; {} report(s) closed.",
-                        g.until.map(time_text).unwrap_or_default(),
-                        g.closed_reports
-                    )
-                })?
-            }
-        },
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    let minutes = form
+        .minutes
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or("")
+        .parse::<i64>()
+        .map_err(|_| "Minutes: a whole number from 10 to 1440".to_string());
+    act(&state, &session, &me, &path, &form, minutes, async |target, reason, minutes| {
+        sanction_outcome(sanctions::chat_timeout(&state.pool, me.id, target, minutes, &reason).await, |g| {
+            format!(
+                "Chat timeout until {}; {} report(s) closed.",
+                g.until.map(time_text).unwrap_or_default(),
+                g.closed_reports
+            )
+        })
+    })
+    .await
 }
 
 /// A shadow-mute.
@@ -680,15 +700,12 @@ pub(crate) async fn shadow_mute(
     posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
     let ModForm { by: me, form } = posted;
-    let outcome = match target_and_reason(&state, &path, &form).await? {
-        Err(why) => Err(why),
-        Ok((target, reason)) => {
-            sanction_outcome(sanctions::shadow_mute(&state.pool, me.id, target, &reason).await, |g| {
-                format!("Shadow-muted; {} report(s) closed.", g.closed_reports)
-            })?
-        }
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    act(&state, &session, &me, &path, &form, Ok(()), async |target, reason, ()| {
+        sanction_outcome(sanctions::shadow_mute(&state.pool, me.id, target, &reason).await, |g| {
+            format!("Shadow-muted; {} report(s) closed.", g.closed_reports)
+        })
+    })
+    .await
 }
 
 /// Lifts a sanction in force: a chat timeout, a shadow-mute, a mark; for a closed account, this
@@ -702,18 +719,15 @@ pub(crate) async fn lift(
 ) -> Result<HttpResponse, PageError> {
     let ModForm { by: me, form } = posted;
     let kind = SanctionKind::parse(form.kind.as_deref().unwrap_or("")).map_err(|e| format!("Sanction: {e}"));
-    let outcome = match (target_and_reason(&state, &path, &form).await?, kind) {
-        (Err(why), _) | (_, Err(why)) => Err(why),
-        (Ok((target, reason)), Ok(kind)) => {
-            sanction_outcome(sanctions::lift(&state.pool, me.id, target, kind, &reason).await, |_| match kind {
-                SanctionKind::AccountClosed => {
-                    "Account reopened: logging in works again (revoked tokens and resigned games stay so).".into()
-                }
-                _ => format!("Lifted: {}.", kind.label().to_lowercase()),
-            })?
-        }
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    act(&state, &session, &me, &path, &form, kind, async |target, reason, kind| {
+        sanction_outcome(sanctions::lift(&state.pool, me.id, target, kind, &reason).await, |_| match kind {
+            SanctionKind::AccountClosed => {
+                "Account reopened: logging in works again (revoked tokens and resigned games stay so).".into()
+            }
+            _ => format!("Lifted: {}.", kind.label().to_lowercase()),
+        })
+    })
+    .await
 }
 
 /// An engine or booster mark; an engine mark pays the rating refund.
@@ -730,18 +744,15 @@ pub(crate) async fn mark(
         Some("booster") => Ok(Mark::Booster),
         _ => Err("Mark: choose engine or booster".to_string()),
     };
-    let outcome = match (target_and_reason(&state, &path, &form).await?, which) {
-        (Err(why), _) | (_, Err(why)) => Err(why),
-        (Ok((target, reason)), Ok(which)) => {
-            let done = marks::mark(&state.pool, me.id, target, which, &reason).await;
-            let names = match &done {
-                Ok(m) => lookup::names(&state.pool, &m.refunds.iter().map(|r| r.user).collect::<Vec<_>>()).await?,
-                Err(_) => std::collections::HashMap::new(),
-            };
-            sanction_outcome(done, |m| refund_sentence(which, &m, &names))?
-        }
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    act(&state, &session, &me, &path, &form, which, async |target, reason, which| {
+        let done = marks::mark(&state.pool, me.id, target, which, &reason).await;
+        let names = match &done {
+            Ok(m) => lookup::names(&state.pool, &m.refunds.iter().map(|r| r.user).collect::<Vec<_>>()).await?,
+            Err(_) => std::collections::HashMap::new(),
+        };
+        sanction_outcome(done, |m| refund_sentence(which, &m, &names))
+    })
+    .await
 }
 
 /// "Engine mark given; 2 rating refunds paid: bob +12 standard, carol +8 gold; 1 report closed."
@@ -773,24 +784,21 @@ pub(crate) async fn close(
     posted: ModForm<ActionForm>,
 ) -> Result<HttpResponse, PageError> {
     let ModForm { by: me, form } = posted;
-    let outcome = match target_and_reason(&state, &path, &form).await? {
-        Err(why) => Err(why),
-        Ok((target, reason)) => {
-            sanction_outcome(closure::close(&state.lobby_ctx(), &state.rounds, me.id, target, &reason).await, |c| {
-                format!(
-                    "Account closed: {} session(s) ended, {} token(s) revoked, {} challenge(s) cancelled, {} seek(s) \
-                     removed, {} running game(s) resigned; {} report(s) closed.",
-                    c.sessions,
-                    c.tokens,
-                    c.challenges,
-                    c.seeks,
-                    c.games.len(),
-                    c.closed_reports
-                )
-            })?
-        }
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    act(&state, &session, &me, &path, &form, Ok(()), async |target, reason, ()| {
+        sanction_outcome(closure::close(&state.lobby_ctx(), &state.rounds, me.id, target, &reason).await, |c| {
+            format!(
+                "Account closed: {} session(s) ended, {} token(s) revoked, {} challenge(s) cancelled, {} seek(s) \
+                 removed, {} running game(s) resigned; {} report(s) closed.",
+                c.sessions,
+                c.tokens,
+                c.challenges,
+                c.seeks,
+                c.games.len(),
+                c.closed_reports
+            )
+        })
+    })
+    .await
 }
 
 /// Dismisses the open reports against the account (all, or those of one reason).
@@ -806,17 +814,14 @@ pub(crate) async fn dismiss(
         "" | "all" => Ok(None),
         key => ReportReason::parse(key).map(Some),
     };
-    let outcome = match (target_and_reason(&state, &path, &form).await?, which) {
-        (Err(why), _) | (_, Err(why)) => Err(why),
-        (Ok((target, reason)), Ok(which)) => {
-            let only = which.map(|r| [r]);
-            let (_, closed) = reports::dismiss(&state.pool, me.id, target, only.as_ref().map(|a| &a[..]), &reason)
-                .await
-                .map_err(PageError::Internal)?;
-            Ok(format!("{} report(s) dismissed.", closed.len()))
-        }
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    act(&state, &session, &me, &path, &form, which, async |target, reason, which| {
+        let only = which.map(|r| [r]);
+        let (_, closed) = reports::dismiss(&state.pool, me.id, target, only.as_ref().map(|a| &a[..]), &reason)
+            .await
+            .map_err(PageError::Internal)?;
+        Ok(Ok(format!("{} report(s) dismissed.", closed.len())))
+    })
+    .await
 }
 
 /// An admin gives the account a role.
@@ -829,14 +834,13 @@ pub(crate) async fn set_role(
 ) -> Result<HttpResponse, PageError> {
     let AdminForm { by: Admin(me), form } = posted;
     let to = Role::parse(form.role.as_deref().unwrap_or("")).map_err(|e| format!("Role: {e}"));
-    let outcome = match (target_and_reason(&state, &path, &form).await?, to) {
-        (Err(why), _) | (_, Err(why)) => Err(why),
-        (Ok((_, reason)), Ok(to)) => match roles::set_role(&state.pool, Some(me.id), &path, to, &reason).await {
-            Ok(c) => Ok(format!("{} is now {} (was {}).", c.name, c.to.as_str(), c.from.as_str())),
-            Err(RoleError::NoSuchUser(_)) => return Err(PageError::NotFound),
-            Err(RoleError::Other(e)) => return Err(PageError::Internal(e)),
-            Err(e) => Err(e.to_string()),
-        },
-    };
-    answer(&state, &session, &me, &path, outcome).await
+    act(&state, &session, &me, &path, &form, to, async |_, reason, to| {
+        match roles::set_role(&state.pool, Some(me.id), &path, to, &reason).await {
+            Ok(c) => Ok(Ok(format!("{} is now {} (was {}).", c.name, c.to.as_str(), c.from.as_str()))),
+            Err(RoleError::NoSuchUser(_)) => Err(PageError::NotFound),
+            Err(RoleError::Other(e)) => Err(PageError::Internal(e)),
+            Err(e) => Ok(Err(e.to_string())),
+        }
+    })
+    .await
 }

@@ -189,6 +189,9 @@ impl Guest {
             .redirect(reqwest::redirect::Policy::none())
             .cookie_provider(jar.clone())
             .timeout(ANSWER_WITHIN)
+            // An idle game's guests hold only their socket: their HTTP connection is let go
+            // (thousands of idle games would otherwise hold twice the connections).
+            .pool_idle_timeout(Duration::from_secs(5))
             .local_address(from)
             .build()
             .context("an HTTP client")?;

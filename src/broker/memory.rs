@@ -86,6 +86,10 @@ impl Broker for MemoryBroker {
     fn kind(&self) -> &'static str {
         "memory"
     }
+
+    fn is_alone(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

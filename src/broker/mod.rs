@@ -58,6 +58,12 @@ pub trait Broker: Send + Sync + fmt::Debug {
 
     /// `memory` or `redis`.
     fn kind(&self) -> &'static str;
+
+    /// Whether this instance is the only one (the in-process broker reaches no other), so that
+    /// what only the instances share, such as who is connected, can stay in memory.
+    fn is_alone(&self) -> bool {
+        false
+    }
 }
 
 /// The first wait before subscribing again after a subscription ended or failed.

@@ -351,6 +351,9 @@ struct Round {
     /// Connection state last sent: (connected, away seconds) per seat.
     crowd: Option<view::Crowd>,
     last_seen: [Option<OffsetDateTime>; 2],
+    /// Alone on the in-process broker: which seats were alive when presence was last written to
+    /// the database, and when (see `presence`).
+    presence_written: Option<([bool; 2], Instant)>,
     empty_since: Option<Instant>,
     /// The bot's search under way, if any.
     thinking: Option<Thinking>,
@@ -386,6 +389,7 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
         conns: HashMap::new(),
         crowd: None,
         last_seen: [None, None],
+        presence_written: None,
         empty_since: Some(Instant::now()),
         thinking: None,
         bot_pause_until: None,

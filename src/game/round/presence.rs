@@ -17,6 +17,9 @@ use crate::game::view::{self, Away, Crowd};
 pub(super) const PRESENCE_EVERY: Duration = Duration::from_secs(2);
 /// A seat counts as connected while its last sign of life is this recent (seconds).
 pub(super) const CONNECTED_WITHIN_SECS: i64 = 6;
+/// Alone on the in-process broker, a round keeps presence in memory and writes it to the database
+/// (what a restart reads back) when a seat comes or goes, and otherwise this often.
+const WRITE_THROUGH_EVERY: Duration = Duration::from_secs(30);
 
 impl Round {
     /// Centiseconds since the seat's socket was last seen anywhere (0 while connected here).
@@ -24,7 +27,11 @@ impl Round {
         if self.locally_alive(seat) {
             return 0;
         }
-        if let Ok(rows) = db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &[]).await {
+        // Another instance may have seen the seat; alone, this round's memory is the whole story
+        // once it has read the database's (a restart's) at its first presence tick.
+        if (!self.ctx.broker.is_alone() || self.presence_written.is_none())
+            && let Ok(rows) = db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &[]).await
+        {
             self.store_last_seen(rows);
         }
         let since = self.last_seen[seat.index()].or(self.live.started_at).unwrap_or(now);
@@ -82,11 +89,27 @@ impl Round {
         if !self.live.status.is_live() && self.live.offers.rematch.is_none() && self.crowd.is_some() {
             return;
         }
+        let here = Color::ALL.map(|c| self.locally_alive(c));
         let alive: Vec<String> =
-            Color::ALL.into_iter().filter(|c| self.locally_alive(*c)).map(|c| c.name().to_string()).collect();
-        match db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &alive).await {
-            Ok(rows) => self.store_last_seen(rows),
-            Err(e) => tracing::warn!(error = format!("{e:#}"), "recording presence"),
+            Color::ALL.into_iter().filter(|c| here[c.index()]).map(|c| c.name().to_string()).collect();
+        // Shared by several instances, presence is in the database, written and read every tick.
+        // Alone, it is in memory: the database is written (and read) only when a seat came or
+        // went, or every WRITE_THROUGH_EVERY, so that idle games cost it nothing.
+        let write = !self.ctx.broker.is_alone()
+            || self.presence_written.is_none_or(|(was, at)| was != here || at.elapsed() >= WRITE_THROUGH_EVERY);
+        if write {
+            match db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &alive).await {
+                Ok(rows) => {
+                    self.store_last_seen(rows);
+                    self.presence_written = Some((here, Instant::now()));
+                }
+                Err(e) => tracing::warn!(error = format!("{e:#}"), "recording presence"),
+            }
+        } else {
+            let now = OffsetDateTime::now_utc();
+            for c in Color::ALL.into_iter().filter(|c| here[c.index()]) {
+                self.last_seen[c.index()] = Some(now);
+            }
         }
         let view = self.crowd_view();
         let changed = self.crowd.is_none_or(|old| (old.white, old.black) != (view.white, view.black));

@@ -243,42 +243,7 @@ pub async fn actions(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Vec<Ac
     .context("loading the actions of a game")
 }
 
-/// Writes the changing columns of a game, if its version is still `old_version`.
-/// Returns whether the row was updated (false: someone else changed the game first).
-///
-/// # Errors
-/// Database failures.
-pub async fn update_game(db: &mut PgConnection, g: &GameRow, old_version: i32) -> anyhow::Result<bool> {
-    let done = sqlx::query!(
-        "UPDATE games SET status = $3, winner = $4, reason = $5, version = $6, plies = $7, turns = $8,
-            white_clock = $9, black_clock = $10, turn_at = $11, draw_offer = $12, takeback_offer = $13,
-            rematch_offer = $14, rematch_id = $15, started_at = $16, finished_at = $17
-         WHERE id = $1 AND version = $2",
-        g.id,
-        old_version,
-        g.status,
-        g.winner,
-        g.reason as Option<Reason>,
-        g.version,
-        g.plies,
-        g.turns,
-        g.white_clock,
-        g.black_clock,
-        g.turn_at,
-        g.draw_offer,
-        g.takeback_offer,
-        g.rematch_offer,
-        g.rematch_id,
-        g.started_at,
-        g.finished_at
-    )
-    .execute(db)
-    .await
-    .context("updating a game")?;
-    Ok(done.rows_affected() == 1)
-}
-
-/// A move's whole commit in one statement (one round trip, no explicit transaction): the game's
+/// A step's game write in one statement (a plain move's whole commit, one round trip): the game's
 /// changing columns if its version is still `old_version`, then, only if it was, the new action
 /// and the room events `(v, t, d)`. Returns whether the game was updated (false: someone else
 /// changed it first, and nothing was written).
@@ -343,26 +308,6 @@ pub async fn commit_move(
     Ok(updated == 1)
 }
 
-/// Stores an action. A second action at the same `seq` fails (unique key).
-///
-/// # Errors
-/// Database failures, the unique key included.
-pub async fn insert_action(db: &mut PgConnection, game_id: &str, a: &ActionRow) -> Result<(), sqlx::Error> {
-    sqlx::query!(
-        "INSERT INTO game_actions (game_id, seq, action, color, white_clock, black_clock)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-        game_id,
-        a.seq,
-        a.action,
-        a.color,
-        a.white_clock,
-        a.black_clock
-    )
-    .execute(db)
-    .await?;
-    Ok(())
-}
-
 /// Removes the actions after `plies` (a takeback).
 ///
 /// # Errors
@@ -372,24 +317,6 @@ pub async fn delete_actions_after(db: &mut PgConnection, game_id: &str, plies: i
         .execute(db)
         .await
         .context("taking back actions")?;
-    Ok(())
-}
-
-/// Stores a room event.
-///
-/// # Errors
-/// Database failures.
-pub async fn insert_event(
-    db: &mut PgConnection,
-    game_id: &str,
-    v: i32,
-    t: &str,
-    d: &serde_json::Value,
-) -> anyhow::Result<()> {
-    sqlx::query!("INSERT INTO game_events (game_id, v, t, d) VALUES ($1, $2, $3, $4)", game_id, v, t, d)
-        .execute(db)
-        .await
-        .context("storing a room event")?;
     Ok(())
 }
 

@@ -440,23 +440,10 @@ pub async fn commit(
             return Err(CommitError::Busy(b));
         }
     }
-    let mut row = game_row(live);
-    row.version = new;
-    if !db::games::update_game(&mut tx, &row, old).await? {
-        return Err(CommitError::Conflict);
-    }
     if step.truncated {
         db::games::delete_actions_after(&mut tx, live.id.as_str(), live.actions.len() as i32).await?;
     }
-    if step.new_action
-        && let Some(a) = live.actions.last()
-    {
-        match db::games::insert_action(&mut tx, live.id.as_str(), &action_row(a)).await {
-            Ok(()) => {}
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(CommitError::Conflict),
-            Err(e) => return Err(CommitError::Other(anyhow::Error::new(e).context("storing an action"))),
-        }
-    }
+    let out = write_step(&mut *tx, live, step, old, new).await?;
     // Only the seats that changed since the version loaded: a move usually changes none.
     for c in Color::ALL {
         if let Some(s) = &live.seats[c.index()]
@@ -471,23 +458,33 @@ pub async fn commit(
             .map_err(|e| CommitError::Other(anyhow::anyhow!("preparing the rematch: {e}")))?;
         insert(&mut tx, &game, &players).await?;
     }
-    let mut out = Vec::with_capacity(step.events.len());
-    for (i, ev) in step.events.iter().enumerate() {
-        let v = old + 1 + i as i32;
-        db::games::insert_event(&mut tx, live.id.as_str(), v, ev.kind().name(), &ev.data()).await?;
-        out.push((v, ev.clone()));
-    }
     tx.commit().await.context("committing a game step")?;
     live.version = new;
     live.stored_seats = live.seats.clone();
     Ok(out)
 }
 
-/// [`commit`] of a step that changes no seat, no rating, no other game and takes nothing back,
-/// in one statement ([`db::games::commit_move`]).
+/// [`commit`] of a step that changes no seat, no rating, no other game and takes nothing back:
+/// [`write_step`] alone is the whole commit.
 async fn commit_in_one(
     pool: &PgPool,
     live: &mut Game,
+    step: &Step,
+    old: i32,
+    new: i32,
+) -> Result<Vec<(i32, Event)>, CommitError> {
+    let events = write_step(pool, live, step, old, new).await?;
+    live.version = new;
+    live.stored_seats = live.seats.clone();
+    Ok(events)
+}
+
+/// Writes the game at version `new` under the check that it is still at `old`, with the step's
+/// new action and its events, in one statement ([`db::games::commit_move`]); the events with
+/// their versions.
+async fn write_step(
+    db: impl sqlx::PgExecutor<'_>,
+    live: &Game,
     step: &Step,
     old: i32,
     new: i32,
@@ -499,15 +496,12 @@ async fn commit_in_one(
         step.events.iter().enumerate().map(|(i, ev)| (old + 1 + i as i32, ev.clone())).collect();
     let stored: Vec<(i32, &str, serde_json::Value)> =
         events.iter().map(|(v, ev)| (*v, ev.kind().name(), ev.data())).collect();
-    match db::games::commit_move(pool, &row, old, action.as_ref(), &stored).await {
-        Ok(true) => {}
-        Ok(false) => return Err(CommitError::Conflict),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(CommitError::Conflict),
-        Err(e) => return Err(CommitError::Other(anyhow::Error::new(e).context("committing a game step"))),
+    match db::games::commit_move(db, &row, old, action.as_ref(), &stored).await {
+        Ok(true) => Ok(events),
+        Ok(false) => Err(CommitError::Conflict),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(CommitError::Conflict),
+        Err(e) => Err(CommitError::Other(anyhow::Error::new(e).context("committing a game step"))),
     }
-    live.version = new;
-    live.stored_seats = live.seats.clone();
-    Ok(events)
 }
 
 fn action_row(a: &ActionRec) -> ActionRow {

@@ -374,38 +374,44 @@ fn actions_in_full(full: &Value) -> anyhow::Result<usize> {
 }
 
 impl<'a> Seat<'a> {
-    /// Opens the socket on the guest's own instance and waits for the game; the seat and the
-    /// number of actions played.
+    /// Opens the socket on the guest's own instance (or, while it does not answer, on the next)
+    /// and waits for the game; the seat and the number of actions played.
     async fn open(guest: &'a Guest, urls: &'a [String], id: &str, tally: &Tally) -> anyhow::Result<(Seat<'a>, usize)> {
         let at = urls.iter().position(|u| u.trim_end_matches('/') == guest.base).unwrap_or(0);
-        let (sink, rx) = guest.socket(&guest.base, id, tally).await?;
-        let mut seat = Seat { guest, urls, at, sink, rx };
-        match until(&mut seat.rx, |m| m["t"] == "full").await? {
-            Wait::Got(_, full) => {
-                let n = actions_in_full(&full)?;
-                Ok((seat, n))
-            }
-            Wait::Closed => bail!("the socket closed before the game came"),
-        }
+        let (at, sink, rx, n) = Self::connect(guest, urls, at, id, tally).await?;
+        Ok((Seat { guest, urls, at, sink, rx }, n))
     }
 
     /// Opens the socket again after it closed: on the same instance or, while it does not answer,
     /// on the next. The number of actions the game has now.
     async fn reconnect(&mut self, id: &str, tally: &Tally) -> anyhow::Result<usize> {
         tally.reconnects.fetch_add(1, Ordering::Relaxed);
+        let (at, sink, rx, n) = Self::connect(self.guest, self.urls, self.at, id, tally).await?;
+        (self.at, self.sink, self.rx) = (at, sink, rx);
+        Ok(n)
+    }
+
+    /// Opens the game's socket on `urls[at]` or, while that instance does not answer, on the
+    /// next, and waits for the game: the instance, the socket and the number of actions.
+    async fn connect(
+        guest: &Guest,
+        urls: &[String],
+        mut at: usize,
+        id: &str,
+        tally: &Tally,
+    ) -> anyhow::Result<(usize, WsSink, mpsc::Receiver<(Instant, Value)>, usize)> {
         let deadline = Instant::now() + ANSWER_WITHIN;
         loop {
-            let base = self.urls[self.at % self.urls.len()].trim_end_matches('/').to_string();
-            if let Ok((sink, mut rx)) = self.guest.socket(&base, id, tally).await
+            let base = urls[at % urls.len()].trim_end_matches('/').to_string();
+            if let Ok((sink, mut rx)) = guest.socket(&base, id, tally).await
                 && let Ok(Wait::Got(_, full)) = until(&mut rx, |m| m["t"] == "full").await
             {
-                (self.sink, self.rx) = (sink, rx);
-                return actions_in_full(&full);
+                return Ok((at, sink, rx, actions_in_full(&full)?));
             }
             if Instant::now() >= deadline {
-                bail!("no instance takes the game's socket again");
+                bail!("no instance takes the game's socket");
             }
-            self.at = (self.at + 1) % self.urls.len();
+            at = (at + 1) % urls.len();
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }

@@ -7,6 +7,7 @@ pub mod health;
 pub mod http;
 pub mod identity;
 pub mod model;
+pub mod patch;
 pub mod protocol;
 pub mod reason;
 pub mod refusal;

@@ -112,14 +112,18 @@ impl Event {
         }
     }
 
-    /// The data as sent: a `move` or `takeback` gets `state`, the engine's state after it, as
-    /// its last field.
-    pub fn sent_data(&self, state: &Snapshot) -> Value {
+    /// The data as sent. A `move` or `takeback` also says what the state became, as its last
+    /// field: `patch`, the JSON Patch from `base` (the state the clients hold, when known) to
+    /// `state`, or else `state` itself.
+    pub fn sent_data(&self, state: &Value, base: Option<&Value>) -> Value {
         let mut d = self.data();
         if self.kind().carries_state()
             && let Some(obj) = d.as_object_mut()
         {
-            obj.insert("state".into(), value(state));
+            match base {
+                Some(base) => obj.insert("patch".into(), Value::Array(super::patch::diff(base, state))),
+                None => obj.insert("state".into(), state.clone()),
+            };
         }
         d
     }
@@ -812,16 +816,23 @@ mod tests {
     fn room_events_keep_their_wire_shape() {
         let c = cfg();
         let mut g = game();
+        let start = value(&g.snapshot());
         let step = g.play(Color::White, "e2e4", 0, None, at(2), &c).unwrap();
         let Event::Move(mv) = &step.events[0] else { panic!("a move first: {:?}", step.events) };
         let clocks = json!({"white": 6000, "black": 6000, "running": null, "first_move": {"color": "black", "cs": c.first_move_cs()}});
         assert_eq!(text(mv), json!({"seq": 1, "action": "e2e4", "by": "white", "clocks": clocks}).to_string());
-        // Sent with the state after it, as the last field; stored without.
-        let sent = step.events[0].sent_data(&g.snapshot());
+        // Sent with the state after it as the last field (whole, or as a patch of the state
+        // before); stored without.
+        let state = value(&g.snapshot());
+        let sent = step.events[0].sent_data(&state, None);
         assert_eq!(
             sent.to_string(),
-            json!({"seq": 1, "action": "e2e4", "by": "white", "clocks": clocks, "state": value(&g.snapshot())})
-                .to_string()
+            json!({"seq": 1, "action": "e2e4", "by": "white", "clocks": clocks, "state": state}).to_string()
+        );
+        let patch = crate::game::patch::diff(&start, &state);
+        assert_eq!(
+            step.events[0].sent_data(&state, Some(&start)).to_string(),
+            json!({"seq": 1, "action": "e2e4", "by": "white", "clocks": clocks, "patch": patch}).to_string()
         );
         assert!(step.events[0].data().get("state").is_none());
 
@@ -843,7 +854,8 @@ mod tests {
             "clocks": clocks, "ratings": null, "seed": null, "salt": null,
         });
         assert_eq!(step.events[0].data().to_string(), expected.to_string());
-        assert_eq!(step.events[0].sent_data(&g.snapshot()), step.events[0].data(), "an end has no state");
+        let state = value(&g.snapshot());
+        assert_eq!(step.events[0].sent_data(&state, Some(&state)), step.events[0].data(), "an end has no state");
         assert_eq!(value(&Rematch { id: "x".into() }).to_string(), r#"{"id":"x"}"#);
     }
 
@@ -862,12 +874,17 @@ mod tests {
         );
         assert!(text(start).starts_with(r#"{"status":{"id":20,"name":"started"},"players":{"white":{"name":"alice""#));
         g.play(Color::White, "e2e4", 0, None, at(2), &c).unwrap();
+        let before = value(&g.snapshot());
         g.takeback_yes(Color::White, at(3), &c).unwrap();
         let step = g.takeback_yes(Color::Black, at(3), &c).unwrap();
         assert_eq!(step.events.iter().map(|e| e.kind().name()).collect::<Vec<_>>(), ["takeback", "offers"]);
         assert!(step.events[0].data().to_string().starts_with(r#"{"plies":0,"clocks":{"white":6000"#));
-        let sent = step.events[0].sent_data(&g.snapshot()).to_string();
-        assert!(sent.ends_with(&format!(r#","state":{}}}"#, value(&g.snapshot()))), "{sent}");
+        let state = value(&g.snapshot());
+        let sent = step.events[0].sent_data(&state, None).to_string();
+        assert!(sent.ends_with(&format!(r#","state":{state}}}"#)), "{sent}");
+        let sent = step.events[0].sent_data(&state, Some(&before));
+        assert_eq!(sent["patch"], Value::Array(crate::game::patch::diff(&before, &state)), "{sent}");
+        assert!(sent.get("state").is_none());
     }
 
     fn text_of(s: Status) -> Value {

@@ -17,6 +17,7 @@ import { LiveClocks } from "./clock.js";
 import { ChatPane } from "./chat.js";
 import { fetchLocalState } from "./api.js";
 import { sounds } from "./sound.js";
+import { applyPatch } from "./patch.js";
 import { ICONS } from "./icons.js";
 import { colorName, reasonText, refusalText, scoreText, serviceText } from "./format.js";
 
@@ -753,6 +754,21 @@ export class LiveGame {
     line.textContent = status === "connecting" ? "Reconnecting\u2026" : `Connection lost. Reconnecting in ${Math.ceil((info.delay ?? 0) / 1000)} s\u2026`;
   }
 
+  /**
+   * The state a `move` or `takeback` leads to: sent whole, or as a patch of the state held. A
+   * patch that does not apply asks the server for the whole game (`null` until it comes).
+   */
+  nextState(d) {
+    if (d.state) return d.state;
+    try {
+      return applyPatch(this.game.state, d.patch ?? []);
+    } catch (e) {
+      console.warn("a state patch did not apply; resyncing", e);
+      this.socket.resync();
+      return null;
+    }
+  }
+
   /** A room event, in version order. */
   event(t, v, d) {
     const g = this.game;
@@ -783,22 +799,25 @@ export class LiveGame {
         this.chat.system("The game has started.");
         this.render();
         return;
-      case "move":
+      case "move": {
+        const state = this.nextState(d);
+        if (!state) return;
         if (d.by === this.you) this.clearNotice();
-        g.state = d.state;
+        g.state = state;
         if (g.clock && d.clocks) {
-          g.clock_history = (g.clock_history ?? []).slice(0, d.state.actions.length - 1);
+          g.clock_history = (g.clock_history ?? []).slice(0, state.actions.length - 1);
           g.clock_history.push([d.clocks.white, d.clocks.black]);
         }
-        this.states.set(d.state.actions.length, d.state);
-        if (this.pending && d.state.actions.length > this.pending.ply) {
+        this.states.set(state.actions.length, state);
+        if (this.pending && state.actions.length > this.pending.ply) {
           if (this.pending.source === "typed") this.view.clearTyped();
           this.pending = null;
         }
-        this.confirming = this.confirming === "resign" && d.state.status !== "ongoing" ? null : this.confirming;
+        this.confirming = this.confirming === "resign" && state.status !== "ongoing" ? null : this.confirming;
         this.setClocks(d.clocks);
         this.render({ sound: true });
         return;
+      }
       case "offers": {
         const before = g.offers ?? {};
         g.offers = { draw: d.draw, takeback: d.takeback, rematch: d.rematch };
@@ -809,18 +828,21 @@ export class LiveGame {
         if (!isLive(g.status)) this.decorateBanner();
         return;
       }
-      case "takeback":
+      case "takeback": {
+        const state = this.nextState(d);
+        if (!state) return;
         // A takeback the viewer asked for was granted: say so (the bot grants them at once).
         if (this.you && g.offers?.takeback === this.you) this.tell("Your takeback request was accepted.");
         else this.chat.system("A move was taken back.");
-        g.state = d.state;
-        if (g.clock_history) g.clock_history = g.clock_history.slice(0, d.state.actions.length);
-        for (const ply of [...this.states.keys()]) if (ply > d.state.actions.length) this.states.delete(ply);
-        this.states.set(d.state.actions.length, d.state);
+        g.state = state;
+        if (g.clock_history) g.clock_history = g.clock_history.slice(0, state.actions.length);
+        for (const ply of [...this.states.keys()]) if (ply > state.actions.length) this.states.delete(ply);
+        this.states.set(state.actions.length, state);
         this.pending = null;
         this.setClocks(d.clocks);
         this.render();
         return;
+      }
       case "end": {
         const quiet = g.state.status !== "ongoing"; // a mate: the move already sounded the end
         g.status = d.status;

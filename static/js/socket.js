@@ -124,6 +124,12 @@ export class LiveSocket {
     if (ws) ws.close();
   }
 
+  /** Forgets the version held and reconnects: the server sends the whole game (`full`). */
+  resync() {
+    this.version = 0;
+    this.reconnectNow();
+  }
+
   /** Drops the current connection and opens a new one at once (a gap in the versions, going online). */
   reconnectNow() {
     if (this.stopped) return;

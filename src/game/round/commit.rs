@@ -13,7 +13,7 @@ use crate::game::GameId;
 use crate::game::model::{Game, Refusal, Step};
 use crate::game::protocol::{self, Room};
 use crate::game::store::{self, CommitError};
-use crate::game::view::{ChatLine, Event};
+use crate::game::view::{self, ChatLine, Event};
 
 /// The broker channel of a game.
 pub fn channel(id: &GameId) -> String {
@@ -151,14 +151,21 @@ impl Round {
         }
     }
 
-    /// Sends freshly committed events of `game` to this instance's sockets.
+    /// Sends freshly committed events of `game` to this instance's sockets: a `move` or
+    /// `takeback` as a patch of the state they hold when the round knows it.
     fn publish_local(&mut self, game: &Game, events: &[(i32, Event)]) {
-        let state = game.snapshot();
+        let state = view::value(&game.snapshot());
+        let held = self.told.take().filter(|_| events.first().is_some_and(|(v, _)| *v == self.forwarded + 1));
+        let mut base = held.as_ref();
         for (v, ev) in events {
-            let text = protocol::event(ev.kind().name(), *v, &ev.sent_data(&state));
+            let text = protocol::event(ev.kind().name(), *v, &ev.sent_data(&state, base));
+            if ev.kind().carries_state() {
+                base = Some(&state);
+            }
             self.send_all(&text, None);
         }
         self.forwarded = game.version;
+        self.told = Some(state);
     }
 
     /// Ends the game when its deadline has passed (first move overdue, a flag).

@@ -348,6 +348,9 @@ struct Round {
     conns: HashMap<u64, Conn>,
     /// Room version last sent to this instance's sockets.
     forwarded: i32,
+    /// The engine's state at room version `forwarded`, as this instance's sockets hold it, when
+    /// the round knows it: the next `move` is sent to them as a patch of it.
+    told: Option<serde_json::Value>,
     /// Connection state last sent: (connected, away seconds) per seat.
     crowd: Option<view::Crowd>,
     last_seen: [Option<OffsetDateTime>; 2],
@@ -384,6 +387,7 @@ async fn run(rounds: Arc<Rounds>, id: GameId, token: u64, mut rx: mpsc::Receiver
     };
     let mut round = Round {
         forwarded: live.version,
+        told: None,
         live,
         ctx: ctx.clone(),
         conns: HashMap::new(),

@@ -11,6 +11,7 @@ use super::chat::CHAT_HISTORY;
 use crate::db;
 use crate::db::games::EventRow;
 use crate::game::model::replay;
+use crate::game::patch;
 use crate::game::protocol::{self, Room};
 use crate::game::store;
 use crate::game::view::{self, ChatLine, EventKind};
@@ -63,13 +64,22 @@ impl Round {
         }
     }
 
-    /// Renders stored events for clients, with the state after each `move`; `None` when a full
-    /// resync is needed instead (a gap, or a takeback among several events).
-    pub(super) fn render(&self, since: i32, events: &[EventRow]) -> Option<Vec<String>> {
+    /// Renders stored events for clients, with the state after each `move` or `takeback`: as a
+    /// patch of the state before it when the client holds that (`base`, the state at version
+    /// `since`, when known), else whole. Returns the texts and the state they leave the client
+    /// with (when known); `None` when a full resync is needed instead (a gap, or a takeback
+    /// among several events).
+    pub(super) fn render(
+        &self,
+        since: i32,
+        events: &[EventRow],
+        base: Option<Value>,
+    ) -> Option<(Vec<String>, Option<Value>)> {
         if !replayable(since, self.live.version, events) {
             return None;
         }
         let mut replayed: Option<(Box<dyn chessgold_engine::AnyGame>, usize)> = None;
+        let mut held = base;
         let mut out = Vec::with_capacity(events.len());
         for e in events {
             let mut d = e.d.clone();
@@ -98,13 +108,18 @@ impl Round {
                     }
                     game.snapshot()
                 };
+                let state = serde_json::to_value(state).ok()?;
                 if let Some(obj) = d.as_object_mut() {
-                    obj.insert("state".into(), serde_json::to_value(state).ok()?);
+                    match &held {
+                        Some(before) => obj.insert("patch".into(), Value::Array(patch::diff(before, &state))),
+                        None => obj.insert("state".into(), state.clone()),
+                    };
                 }
+                held = Some(state);
             }
             out.push(protocol::event(&e.t, e.v, &d));
         }
-        Some(out)
+        Some((out, held))
     }
 
     /// Brings a joining client up to date: missed events or a full resync, then its chat room,
@@ -123,7 +138,7 @@ impl Round {
             }
             CatchUp::Replay(s) => {
                 let rendered = match db::games::events_since(&self.ctx.pool, self.live.id.as_str(), s).await {
-                    Ok(events) => self.render(s, &events),
+                    Ok(events) => self.render(s, &events, None).map(|(texts, _)| texts),
                     Err(e) => {
                         tracing::warn!(error = format!("{e:#}"), "loading missed events");
                         None
@@ -196,15 +211,17 @@ impl Round {
             return;
         }
         let since = self.forwarded;
+        let held = self.told.take();
         let rendered = match db::games::events_since(&self.ctx.pool, self.live.id.as_str(), since).await {
-            Ok(events) => self.render(since, &events),
+            Ok(events) => self.render(since, &events, held),
             Err(_) => None,
         };
         match rendered {
-            Some(list) => {
+            Some((list, held)) => {
                 for text in list {
                     self.send_all(&text, None);
                 }
+                self.told = held;
             }
             None => self.send_full_to_all(),
         }

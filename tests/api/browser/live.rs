@@ -222,6 +222,20 @@ async fn live_spectator_sees_moves_live_and_catches_up_after_a_reconnect() {
     assert_eq!(received, json!({"move": 2}), "two moves, and no full resync: the page asked from its version");
     let v_after = viewer.js("return Number(document.querySelector('#board-app').dataset.v);").await;
     assert!(v_after.as_i64() > v.as_i64(), "the version moved on: {v} -> {v_after}");
+
+    // The next move comes as a patch of the state the page holds: the page applies it and holds
+    // exactly the state the server sent (the socket client applied the same patch with an
+    // independent implementation), with no resync.
+    let mut watcher = crate::round::Browser::new(&app.address).socket(&id, None).await;
+    watcher.until("full").await;
+    let answer = white.act("e1e2", 2).await;
+    assert_eq!(answer["t"], "ack", "{answer}");
+    let sent = watcher.move_event(3).await;
+    assert!(sent["d"]["patch"].is_array(), "sent as a patch: {sent}");
+    viewer.wait_ply("the spectator after a patched move", 3).await;
+    assert_eq!(viewer.piece_on("e2").await.as_deref(), Some("white king"));
+    assert_eq!(viewer.js("return window.chessgold.game.state;").await, sent["d"]["state"]);
+    assert_eq!(viewer.js("return window.chessgold.received;").await, json!({"move": 3}), "no resync");
 }
 
 /// A finished game's page replays it: the replay buttons, the arrow keys and a click in the move

@@ -131,7 +131,7 @@ impl Browser {
             req.headers_mut().insert("cookie", cookies);
         }
         let (ws, _) = tokio_tungstenite::connect_async(req).await.expect("the socket opens");
-        Sock { ws, seen: Vec::new(), backlog: std::collections::VecDeque::new(), next_ack: 0 }
+        Sock { ws, seen: Vec::new(), backlog: std::collections::VecDeque::new(), next_ack: 0, state: None }
     }
 }
 
@@ -146,6 +146,9 @@ pub struct Sock {
     /// Messages received but passed over by `until_match`, still to be read in order.
     backlog: std::collections::VecDeque<Value>,
     next_ack: u64,
+    /// The engine's state as a client holds it: from the last `full`, then each `move` and
+    /// `takeback` (whole, or its `patch` applied).
+    state: Option<Value>,
 }
 
 impl Sock {
@@ -167,15 +170,33 @@ impl Sock {
         self.read().await
     }
 
+    /// Reads a received text as a client does: a `move` or `takeback` sent as a patch gets the
+    /// state it leads to as `d.state` (applied with the `json-patch` crate, an implementation of
+    /// RFC 6902 independent of the server's), beside its `patch`.
+    fn take(&mut self, text: &str) -> Value {
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        match v["t"].as_str() {
+            Some("full") => self.state = Some(v["d"]["state"].clone()),
+            Some("move" | "takeback") => {
+                // A socket opened at the current version holds no state (its page has it).
+                if let (Some(ops), Some(mut state)) = (v["d"].get("patch"), self.state.take()) {
+                    let patch: json_patch::Patch = serde_json::from_value(ops.clone()).expect("a JSON Patch");
+                    json_patch::patch(&mut state, &patch).unwrap_or_else(|e| panic!("the patch applies: {e}: {v}"));
+                    v["d"]["state"] = state;
+                }
+                self.state = v["d"].get("state").cloned();
+            }
+            _ => {}
+        }
+        self.seen.push(v.clone());
+        v
+    }
+
     async fn read(&mut self) -> Value {
         loop {
             let frame = tokio::time::timeout(WAIT, self.ws.next()).await.expect("a message in time");
             match frame.expect("the socket is open").expect("a frame") {
-                Message::Text(t) => {
-                    let v: Value = serde_json::from_str(&t).unwrap();
-                    self.seen.push(v.clone());
-                    return v;
-                }
+                Message::Text(t) => return self.take(&t),
                 Message::Close(c) => panic!("socket closed: {c:?}"),
                 _ => {}
             }
@@ -207,7 +228,9 @@ impl Sock {
             match tokio::time::timeout(WAIT, self.ws.next()).await {
                 Err(_) => return false,
                 Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return true,
-                Ok(Some(Ok(Message::Text(t)))) => self.seen.push(serde_json::from_str(&t).unwrap()),
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    self.take(&t);
+                }
                 Ok(Some(Ok(_))) => {}
             }
         }
@@ -228,8 +251,7 @@ impl Sock {
             match tokio::time::timeout_at(until, self.ws.next()).await {
                 Err(_) => return true,
                 Ok(Some(Ok(Message::Text(t)))) => {
-                    let v: Value = serde_json::from_str(&t).unwrap();
-                    self.seen.push(v.clone());
+                    let v = self.take(&t);
                     if pred(&v) {
                         return false;
                     }

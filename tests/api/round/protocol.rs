@@ -52,6 +52,36 @@ async fn spectators_watch_but_cannot_play() {
     assert!(mv["d"]["clocks"]["white"].is_number());
 }
 
+/// A move is sent as a JSON Patch of the state before it, much smaller than the state, and the
+/// state it gives is the one a newcomer gets whole.
+#[tokio::test]
+async fn moves_are_sent_as_patches_of_the_state_before() {
+    let app = spawn_app().await;
+    let (id, _w, _b, mut ws, mut bs) = two_guests(&app.address, "standard", "5+0").await;
+    let mut sp = Browser::new(&app.address).socket(&id, None).await;
+    sp.until("full").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]).await;
+    sp.move_event(5).await;
+    let fresh = Browser::new(&app.address).socket(&id, None).await.until("full").await["d"]["state"].clone();
+    assert_eq!(fresh["actions"], json!(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]));
+    for s in [&ws, &bs, &sp] {
+        let moves: Vec<_> = s.seen.iter().filter(|m| m["t"] == "move").collect();
+        assert_eq!(moves.len(), 5);
+        for m in &moves[1..] {
+            let patch = m["d"]["patch"].as_array().unwrap_or_else(|| panic!("a patch: {m}"));
+            // The new action is appended, the piece leaves one square and lands on another.
+            let ply = m["d"]["seq"].as_u64().unwrap() - 1;
+            assert!(
+                patch.contains(&json!({"op": "add", "path": format!("/actions/{ply}"), "value": m["d"]["action"]}))
+            );
+            let pieces = patch.iter().filter(|op| op["path"].as_str().unwrap().starts_with("/pieces/")).count();
+            assert_eq!(pieces, 2, "{m}");
+            assert!(m["d"]["patch"].to_string().len() * 2 < fresh.to_string().len(), "{m}");
+        }
+        assert_eq!(moves[4]["d"]["state"], fresh);
+    }
+}
+
 #[tokio::test]
 async fn a_reconnecting_client_gets_missed_events_and_resends_safely() {
     let app = spawn_app().await;

@@ -64,7 +64,24 @@ pub trait Broker: Send + Sync + fmt::Debug {
     fn is_alone(&self) -> bool {
         false
     }
+
+    /// Records that the seats `alive` (`white`, `black`) of game `game` are connected to this
+    /// instance now, and reads how long ago each seat was last recorded by any instance
+    /// (milliseconds, white then black; `None` for a seat never recorded or forgotten). `Ok(None)`
+    /// when the broker keeps no presence (the in-process one: the rounds' memory is the whole
+    /// story).
+    fn presence<'a>(
+        &'a self,
+        game: &'a str,
+        alive: &'a [&'static str],
+    ) -> BoxFuture<'a, Result<Option<SeenAgo>, BrokerError>> {
+        let _ = (game, alive);
+        Box::pin(async { Ok(None) })
+    }
 }
+
+/// How long ago each seat of a game was last seen, in milliseconds: white, black.
+pub type SeenAgo = [Option<i64>; 2];
 
 /// The first wait before subscribing again after a subscription ended or failed.
 const RETRY_FIRST: Duration = Duration::from_millis(100);

@@ -6,7 +6,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use tokio::sync::mpsc;
 
-use super::{BoxFuture, Broker, BrokerError, Subscription};
+use super::{BoxFuture, Broker, BrokerError, SeenAgo, Subscription};
 
 /// Messages buffered per subscription.
 const CAPACITY: usize = 256;
@@ -36,7 +36,29 @@ pub struct RedisBroker {
     client: redis::Client,
     conn: ConnectionManager,
     prefix: String,
+    presence: std::sync::Arc<redis::Script>,
 }
+
+/// How long a game's presence stays in Redis after its last record (a round that stopped writes
+/// no more; the database has what it last wrote through).
+pub const PRESENCE_TTL_MS: i64 = 10 * 60 * 1000;
+
+/// The presence script: KEYS[1] the game's hash `{prefix}presence:{id}`, ARGV[1] its time to
+/// live (ms), ARGV[2..] the seats connected now. Records them at Redis's clock (one clock for
+/// every instance) and returns how many milliseconds ago each seat was recorded, white then
+/// black, -1 for never.
+const PRESENCE_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 2, #ARGV do redis.call('HSET', KEYS[1], ARGV[i], now) end
+if #ARGV > 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local seen = redis.call('HMGET', KEYS[1], 'white', 'black')
+local ago = {}
+for i = 1, 2 do
+  if seen[i] then ago[i] = now - tonumber(seen[i]) else ago[i] = -1 end
+end
+return ago
+";
 
 impl std::fmt::Debug for RedisBroker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,7 +74,8 @@ impl RedisBroker {
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisBroker> {
         let client = redis::Client::open(url).context("redis.url is not a Redis URL")?;
         let conn = managed_connection(client.clone()).await?;
-        Ok(RedisBroker { client, conn, prefix: prefix.to_string() })
+        let presence = std::sync::Arc::new(redis::Script::new(PRESENCE_SCRIPT));
+        Ok(RedisBroker { client, conn, prefix: prefix.to_string(), presence })
     }
 
     fn channel(&self, name: &str) -> String {
@@ -118,6 +141,25 @@ impl Broker for RedisBroker {
 
     fn kind(&self) -> &'static str {
         "redis"
+    }
+
+    fn presence<'a>(
+        &'a self,
+        game: &'a str,
+        alive: &'a [&'static str],
+    ) -> BoxFuture<'a, Result<Option<SeenAgo>, BrokerError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let key = format!("{}presence:{game}", self.prefix);
+            let mut call = self.presence.key(key);
+            call.arg(PRESENCE_TTL_MS);
+            for seat in alive {
+                call.arg(*seat);
+            }
+            let ago: Vec<i64> = call.invoke_async(&mut conn).await.map_err(unavailable)?;
+            let seat = |i: usize| ago.get(i).copied().filter(|ms| *ms >= 0);
+            Ok(Some([seat(0), seat(1)]))
+        })
     }
 }
 

@@ -17,8 +17,9 @@ use crate::game::view::{self, Away, Crowd};
 pub(super) const PRESENCE_EVERY: Duration = Duration::from_secs(2);
 /// A seat counts as connected while its last sign of life is this recent (seconds).
 pub(super) const CONNECTED_WITHIN_SECS: i64 = 6;
-/// Alone on the in-process broker, a round keeps presence in memory and writes it to the database
-/// (what a restart reads back) when a seat comes or goes, and otherwise this often.
+/// Presence is kept in memory (alone on the in-process broker) or in Redis (shared by several
+/// instances); a round writes it to the database (what a restart, or an outage of Redis, falls
+/// back on) when a seat comes or goes, and otherwise this often.
 const WRITE_THROUGH_EVERY: Duration = Duration::from_secs(30);
 
 impl Round {
@@ -27,9 +28,10 @@ impl Round {
         if self.locally_alive(seat) {
             return 0;
         }
-        // Another instance may have seen the seat; alone, this round's memory is the whole story
-        // once it has read the database's (a restart's) at its first presence tick.
-        if (!self.ctx.broker.is_alone() || self.presence_written.is_none())
+        // Another instance may have seen the seat (Redis says); alone, this round's memory is
+        // the whole story once it has read the database's (a restart's) at its first tick.
+        let shared = !self.ctx.broker.is_alone() && self.shared_presence(&[]).await;
+        if (!self.ctx.broker.is_alone() && !shared || self.presence_written.is_none())
             && let Ok(rows) = db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &[]).await
         {
             self.store_last_seen(rows);
@@ -47,10 +49,35 @@ impl Round {
         self.conns.values().any(|c| c.seat == Some(seat) && c.last_alive.elapsed() < idle)
     }
 
+    /// Takes the database's signs of life; a later one known already (from Redis) is kept.
     pub(super) fn store_last_seen(&mut self, rows: Vec<(String, Option<OffsetDateTime>)>) {
         for (color, at) in rows {
             if let Some(c) = parse_color(&color) {
-                self.last_seen[c.index()] = at;
+                let known = &mut self.last_seen[c.index()];
+                *known = (*known).max(at);
+            }
+        }
+    }
+
+    /// Records the seats `alive` here in the broker's shared presence and reads everyone's;
+    /// false when the broker keeps none or did not answer (the database stands in).
+    async fn shared_presence(&mut self, alive: &[&'static str]) -> bool {
+        match self.ctx.broker.presence(self.live.id.as_str(), alive).await {
+            Ok(Some(ago)) => {
+                let now = OffsetDateTime::now_utc();
+                for c in Color::ALL {
+                    if let Some(ms) = ago[c.index()] {
+                        let at = Some(now - time::Duration::milliseconds(ms));
+                        let known = &mut self.last_seen[c.index()];
+                        *known = (*known).max(at);
+                    }
+                }
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(game.id = %self.live.id, error = %e, "shared presence unavailable: the database stands in");
+                false
             }
         }
     }
@@ -90,12 +117,15 @@ impl Round {
             return;
         }
         let here = Color::ALL.map(|c| self.locally_alive(c));
-        let alive: Vec<String> =
-            Color::ALL.into_iter().filter(|c| here[c.index()]).map(|c| c.name().to_string()).collect();
-        // Shared by several instances, presence is in the database, written and read every tick.
-        // Alone, it is in memory: the database is written (and read) only when a seat came or
-        // went, or every WRITE_THROUGH_EVERY, so that idle games cost it nothing.
-        let write = !self.ctx.broker.is_alone()
+        let names: Vec<&'static str> = Color::ALL.into_iter().filter(|c| here[c.index()]).map(Color::name).collect();
+        let alive: Vec<String> = names.iter().map(|n| (*n).to_string()).collect();
+        // Alone, presence is in memory; shared by several instances, it is in Redis, recorded
+        // and read every tick. The database is written (and read) only when a seat came or went,
+        // or every WRITE_THROUGH_EVERY, so that idle games cost it nothing; it stands in, every
+        // tick, while Redis does not answer.
+        let alone = self.ctx.broker.is_alone();
+        let shared = !alone && self.shared_presence(&names).await;
+        let write = (!alone && !shared)
             || self.presence_written.is_none_or(|(was, at)| was != here || at.elapsed() >= WRITE_THROUGH_EVERY);
         if write {
             match db::games::touch_seats(&self.ctx.pool, self.live.id.as_str(), &alive).await {
@@ -105,7 +135,7 @@ impl Round {
                 }
                 Err(e) => tracing::warn!(error = format!("{e:#}"), "recording presence"),
             }
-        } else {
+        } else if alone {
             let now = OffsetDateTime::now_utc();
             for c in Color::ALL.into_iter().filter(|c| here[c.index()]) {
                 self.last_seen[c.index()] = Some(now);

@@ -47,6 +47,15 @@ async fn two_instances_serve_one_game() {
     };
     assert_eq!(versions(&s1), versions(&s2));
     assert_eq!(versions(&ws), versions(&bs));
+    // After the first, each move reached every socket, on both instances, as a patch of the
+    // state before it; applied, it gives the state a newcomer gets whole.
+    let fresh = Browser::new(&two.address).socket(&id, None).await.until("full").await["d"]["state"].clone();
+    for s in [&ws, &bs, &s1, &s2] {
+        let moves: Vec<_> = s.seen.iter().filter(|m| m["t"] == "move").collect();
+        assert_eq!(moves.len(), 4);
+        assert!(moves[1..].iter().all(|m| m["d"]["patch"].is_array()), "{moves:?}");
+        assert_eq!(moves[3]["d"]["state"], fresh);
+    }
     // Chat crosses instances too.
     let ack = bs.ack_id();
     bs.send(json!({"t": "chat", "d": {"room": "player", "text": "gg from two", "ack": ack}})).await;
@@ -96,4 +105,63 @@ async fn racing_actions_from_two_tabs_on_two_instances_apply_once() {
         tab1.move_event(ply as u64 + 2).await;
         tab2.move_event(ply as u64 + 2).await;
     }
+}
+
+/// Shared by two instances, who is connected goes through Redis: each instance's round records
+/// its own seat there every tick and reads the other's, while the database is written only when
+/// a seat comes or goes (and every 30 s), not on every tick as before.
+#[tokio::test]
+async fn presence_across_instances_goes_through_redis_not_the_database() {
+    use redis::AsyncCommands;
+    let one = spawn_app_with_redis().await;
+    let two = second_instance(&one).await;
+    let w = Browser::new(&one.address);
+    let b = Browser::new(&two.address);
+    let id = w.create("standard", "5+0", "casual", "white").await;
+    b.join(&id).await;
+    let mut ws = w.socket(&id, None).await;
+    let mut bs = b.socket(&id, None).await;
+    // Each instance sees the seat connected to the other one.
+    ws.until_match(|m| m["t"] == "crowd" && m["d"]["white"] == true && m["d"]["black"] == true).await;
+    bs.until_match(|m| m["t"] == "crowd" && m["d"]["white"] == true && m["d"]["black"] == true).await;
+    let key = format!("{}presence:{id}", one.settings.redis.key_prefix);
+    let client = redis::Client::open(crate::helpers::redis_url()).unwrap();
+    let conn = client.get_multiplexed_async_connection().await.unwrap();
+    let seen = || {
+        let (mut conn, key) = (conn.clone(), key.clone());
+        async move {
+            let at: (Option<i64>, Option<i64>) = conn.hget(&key, &["white", "black"]).await.unwrap();
+            at
+        }
+    };
+    let stored = || async {
+        sqlx::query_scalar::<_, Option<time::OffsetDateTime>>(
+            "SELECT last_seen FROM game_players WHERE game_id = $1 ORDER BY color",
+        )
+        .bind(&id)
+        .fetch_all(&one.db_pool)
+        .await
+        .unwrap()
+    };
+    let (Some(_), Some(_)) = seen().await else { panic!("both seats are recorded in Redis") };
+    let before = stored().await;
+    assert!(before.iter().all(Option::is_some), "written through once: {before:?}");
+    // Two more records of both seats in Redis (two ticks of each instance's round)...
+    let mut last = seen().await;
+    for _ in 0..2 {
+        let deadline = tokio::time::Instant::now() + super::WAIT;
+        loop {
+            let now = seen().await;
+            if now.0 > last.0 && now.1 > last.1 {
+                last = now;
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "the seats are recorded again: {now:?}");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+    // ...and none in the database.
+    assert_eq!(stored().await, before);
+    ws.close().await;
+    bs.close().await;
 }

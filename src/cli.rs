@@ -90,6 +90,10 @@ pub struct LoadArgs {
     /// Report the CPU time of this machine's PostgreSQL processes per move.
     #[arg(long)]
     pub database_cpu: bool,
+    /// How the players of each game are paired: a friend's game, a lobby seek, a quick-pairing
+    /// pool, or an open challenge from a signed-up player.
+    #[arg(long, value_enum, default_value = "friend")]
+    pub pairing: crate::load::Pairing,
 }
 
 /// `chessgold token ...`.
@@ -413,6 +417,7 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
         rate: (args.rate > 0.0).then_some(args.rate),
         duration: std::time::Duration::from_secs(args.seconds.max(1)),
         variant: args.variant.clone(),
+        pairing: args.pairing,
         progress: true,
     };
     let db = args.database_url.clone().or_else(|| std::env::var("DATABASE_URL").ok()).filter(|u| !u.is_empty());

@@ -49,9 +49,30 @@ pub struct LoadConfig {
     /// Idle games held besides: each is created, both players make their first move, then they
     /// keep their two sockets open and ping (as an idle browser does) until the end of the run.
     pub idle_games: usize,
+    /// How the two players of a game find each other.
+    pub pairing: Pairing,
     /// Print the progress line.
     pub progress: bool,
 }
+
+/// How the players of a game are paired: each way goes through the site's own requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Pairing {
+    /// A guest creates a game for a friend with the form and the other joins it by its link.
+    #[default]
+    Friend,
+    /// A guest posts a seek in the lobby (its lobby socket open) and the other accepts it.
+    Seek,
+    /// Both guests wait in a quick-pairing pool, their lobby sockets open, until the matcher
+    /// pairs them (one pair per pool at a time, so that each pair meets as it came).
+    Pool,
+    /// A signed-up player (one account per game slot, kept for the run) sends an open challenge
+    /// and a guest accepts it on the challenge's page.
+    Challenge,
+}
+
+/// The clocks of the pools the tool waits in: long enough that no random game runs out of time.
+const POOL_CLOCKS: [&str; 7] = ["5+0", "5+3", "10+0", "10+5", "15+10", "30+0", "30+20"];
 
 /// What a run measured.
 #[derive(Debug, Clone, Default)]
@@ -129,6 +150,8 @@ struct Tally {
     receive_us: Mutex<Vec<u64>>,
     errors: Mutex<Vec<String>>,
     acked: Mutex<HashMap<String, usize>>,
+    /// One pair at a time in each of [`POOL_CLOCKS`]' pools.
+    pools: [Mutex<()>; POOL_CLOCKS.len()],
 }
 
 /// A small random number generator (xorshift), seeded from the system.
@@ -161,6 +184,8 @@ struct Guest {
     http: reqwest::Client,
     jar: Arc<Jar>,
     from: Option<std::net::IpAddr>,
+    /// The account it is signed in as, if any.
+    name: Option<String>,
 }
 
 fn csrf(html: &str) -> anyhow::Result<String> {
@@ -195,7 +220,7 @@ impl Guest {
             .local_address(from)
             .build()
             .context("an HTTP client")?;
-        Ok(Guest { base: base.trim_end_matches('/').to_string(), http, jar, from })
+        Ok(Guest { base: base.trim_end_matches('/').to_string(), http, jar, from, name: None })
     }
 
     /// Sends a form of `page` (its CSRF token read first) to `path` on `base`; the redirect.
@@ -240,14 +265,24 @@ impl Guest {
         id: &str,
         tally: &Tally,
     ) -> anyhow::Result<(WsSink, mpsc::Receiver<(Instant, Value)>)> {
-        let url = format!("{}/socket/game/{id}", base.replacen("http", "ws", 1));
+        self.ws(base, &format!("/socket/game/{id}"), tally).await
+    }
+
+    /// Opens the WebSocket at `path` on `base`, with this guest's cookies and address.
+    async fn ws(
+        &self,
+        base: &str,
+        path: &str,
+        tally: &Tally,
+    ) -> anyhow::Result<(WsSink, mpsc::Receiver<(Instant, Value)>)> {
+        let url = format!("{}{path}", base.replacen("http", "ws", 1));
         let mut req = url.into_client_request()?;
         let base = reqwest::Url::parse(base)?;
         if let Some(cookies) = self.jar.cookies(&base) {
             req.headers_mut().insert("cookie", cookies);
         }
         let (ws, _) = match self.from {
-            None => tokio_tungstenite::connect_async(req).await.context("opening a game socket")?,
+            None => tokio_tungstenite::connect_async(req).await.context("opening a socket")?,
             Some(from) => {
                 let port = base.port_or_known_default().context("a port")?;
                 let host = base.host_str().context("a host")?;
@@ -257,7 +292,7 @@ impl Guest {
                 let stream = socket.connect(to.context("an IPv4 address")?).await?;
                 let _ = stream.set_nodelay(true);
                 let stream = tokio_tungstenite::MaybeTlsStream::Plain(stream);
-                tokio_tungstenite::client_async(req, stream).await.context("opening a game socket")?
+                tokio_tungstenite::client_async(req, stream).await.context("opening a socket")?
             }
         };
         tally.sockets.fetch_add(1, Ordering::Relaxed);
@@ -274,6 +309,118 @@ impl Guest {
         });
         Ok((sink, rx))
     }
+}
+
+impl Guest {
+    /// Opens this guest's lobby socket on its instance (after a first page, which gives it its
+    /// cookies): the socket id (`sri`), its sender and its messages.
+    async fn lobby(&self, tally: &Tally) -> anyhow::Result<(String, WsSink, mpsc::Receiver<(Instant, Value)>)> {
+        self.http.get(format!("{}/", self.base)).send().await?.error_for_status()?;
+        let sri = format!("load{:016x}", Rng::new().next());
+        let (sink, rx) = self.ws(&self.base, &format!("/socket/lobby?sri={sri}"), tally).await?;
+        Ok((sri, sink, rx))
+    }
+
+    /// POSTs JSON to a lobby request of this guest's instance, as the home page does; the answer.
+    async fn lobby_post(&self, path: &str, body: &Value) -> anyhow::Result<Value> {
+        let r = self.http.post(format!("{}{path}", self.base)).header("Origin", &self.base).json(body).send().await?;
+        let status = r.status();
+        let answer: Value = r.json().await.with_context(|| format!("{path}: {status}, not JSON"))?;
+        if !status.is_success() {
+            bail!("{path}: {status} {answer}");
+        }
+        Ok(answer)
+    }
+
+    /// Signs up a new account with the site's form: this client is signed in as it afterwards.
+    async fn sign_up(&mut self, urls: &[String], name: &str) -> anyhow::Result<()> {
+        let password = format!("load-{:016x}", Rng::new().next());
+        self.form(urls, "/signup", "/signup", &[("username", name), ("password", &password)]).await?;
+        self.name = Some(name.to_string());
+        Ok(())
+    }
+}
+
+/// The game a lobby socket is sent to (`redirect`).
+async fn redirected(rx: &mut mpsc::Receiver<(Instant, Value)>) -> anyhow::Result<String> {
+    match until(rx, |m| m["t"] == "redirect").await? {
+        Wait::Got(_, m) => m["d"]["id"].as_str().map(str::to_string).context("a redirect without its game"),
+        Wait::Closed => bail!("the lobby socket closed before its game started"),
+    }
+}
+
+/// Pairs two players the way `cfg.pairing` says (for a challenge, `first` is the slot's account):
+/// the game's id, and whether the colours were drawn (else `first` has white).
+async fn pair(
+    cfg: &LoadConfig,
+    first: &Guest,
+    second: &Guest,
+    slot: usize,
+    tally: &Tally,
+) -> anyhow::Result<(String, bool)> {
+    let urls = &cfg.urls;
+    let variant = cfg.variant.as_str();
+    Ok(match cfg.pairing {
+        Pairing::Friend => {
+            let fields = [("variant", variant), ("time", "10+5"), ("mode", "casual"), ("color", "white")];
+            let id = first.form(urls, "/game/new", "/game/new", &fields).await?.trim_start_matches('/').to_string();
+            second.form(urls, &format!("/{id}"), &format!("/game/{id}/join"), &[]).await?;
+            (id, false)
+        }
+        Pairing::Seek => {
+            let (sri, _sink, mut rx) = first.lobby(tally).await?;
+            let seek = json!({"sri": sri, "variant": variant, "time": "10+5", "mode": "casual", "color": "white"});
+            let seek = first.lobby_post("/api/lobby/seek", &seek).await?;
+            let seek_id = seek["id"].as_str().context("a seek without its id")?;
+            let (sri2, _sink2, _rx2) = second.lobby(tally).await?;
+            let accepted =
+                second.lobby_post(&format!("/api/lobby/seek/{seek_id}/accept"), &json!({"sri": sri2})).await?;
+            let id = accepted["game"].as_str().context("an accepted seek without its game")?.to_string();
+            // The seek's owner is sent to the game too.
+            if redirected(&mut rx).await? != id {
+                bail!("the seek's owner was sent to another game than {id}");
+            }
+            (id, false)
+        }
+        Pairing::Pool => {
+            // One pair at a time in a pool: a free one if any, else this slot's.
+            let locks = &tally.pools;
+            let mut held = None;
+            for i in 0..locks.len() {
+                let at = (slot + i) % locks.len();
+                if let Ok(guard) = locks[at].try_lock() {
+                    held = Some((at, guard));
+                    break;
+                }
+            }
+            let (at, _guard) = match held {
+                Some(h) => h,
+                None => (slot % locks.len(), locks[slot % locks.len()].lock().await),
+            };
+            let (sri, _sink, mut rx) = first.lobby(tally).await?;
+            let (sri2, _sink2, mut rx2) = second.lobby(tally).await?;
+            let time = POOL_CLOCKS[at];
+            first.lobby_post("/api/lobby/pool/join", &json!({"sri": sri, "variant": variant, "time": time})).await?;
+            second.lobby_post("/api/lobby/pool/join", &json!({"sri": sri2, "variant": variant, "time": time})).await?;
+            let (a, b) = (redirected(&mut rx).await?, redirected(&mut rx2).await?);
+            if a != b {
+                bail!("the pool paired the two players into different games ({a}, {b})");
+            }
+            // The pool draws the colours.
+            (a, true)
+        }
+        Pairing::Challenge => {
+            let fields = [("variant", variant), ("time", "10+5"), ("mode", "casual"), ("color", "white")];
+            // The open challenge's form is on the player's profile.
+            let profile = format!("/@/{}", first.name.as_deref().context("a challenge from a guest")?);
+            let at = first.form(urls, &profile, "/challenge/open", &fields).await?;
+            let challenge = at.trim_start_matches("/challenge/").to_string();
+            let page = format!("/challenge/{challenge}");
+            let id =
+                second.form(urls, &page, &format!("{page}/accept"), &[]).await?.trim_start_matches('/').to_string();
+            (id, false)
+        }
+    })
 }
 
 /// What the tool reads of a server message, without building the whole position of a `move` or
@@ -293,6 +440,7 @@ fn light(text: &str) -> Option<Value> {
     #[derive(serde::Deserialize)]
     struct History {
         clock_history: Option<Vec<serde::de::IgnoredAny>>,
+        you: Option<String>,
     }
     #[derive(serde::Deserialize)]
     struct Data<T> {
@@ -307,7 +455,7 @@ fn light(text: &str) -> Option<Value> {
         "full" => {
             let f: Data<History> = serde_json::from_str(text).ok()?;
             let history = f.d.clock_history.map(|h| vec![Value::Null; h.len()]);
-            Some(json!({"t": "full", "v": head.v, "d": {"clock_history": history}}))
+            Some(json!({"t": "full", "v": head.v, "d": {"clock_history": history, "you": f.d.you}}))
         }
         _ => serde_json::from_str(text).ok(),
     }
@@ -375,38 +523,44 @@ fn actions_in_full(full: &Value) -> anyhow::Result<usize> {
 
 impl<'a> Seat<'a> {
     /// Opens the socket on the guest's own instance (or, while it does not answer, on the next)
-    /// and waits for the game; the seat and the number of actions played.
-    async fn open(guest: &'a Guest, urls: &'a [String], id: &str, tally: &Tally) -> anyhow::Result<(Seat<'a>, usize)> {
+    /// and waits for the game; the seat, the number of actions played and the guest's colour.
+    async fn open(
+        guest: &'a Guest,
+        urls: &'a [String],
+        id: &str,
+        tally: &Tally,
+    ) -> anyhow::Result<(Seat<'a>, usize, Option<String>)> {
         let at = urls.iter().position(|u| u.trim_end_matches('/') == guest.base).unwrap_or(0);
-        let (at, sink, rx, n) = Self::connect(guest, urls, at, id, tally).await?;
-        Ok((Seat { guest, urls, at, sink, rx }, n))
+        let (at, sink, rx, full) = Self::connect(guest, urls, at, id, tally).await?;
+        let you = full["d"]["you"].as_str().map(str::to_string);
+        Ok((Seat { guest, urls, at, sink, rx }, actions_in_full(&full)?, you))
     }
 
     /// Opens the socket again after it closed: on the same instance or, while it does not answer,
     /// on the next. The number of actions the game has now.
     async fn reconnect(&mut self, id: &str, tally: &Tally) -> anyhow::Result<usize> {
         tally.reconnects.fetch_add(1, Ordering::Relaxed);
-        let (at, sink, rx, n) = Self::connect(self.guest, self.urls, self.at, id, tally).await?;
+        let (at, sink, rx, full) = Self::connect(self.guest, self.urls, self.at, id, tally).await?;
         (self.at, self.sink, self.rx) = (at, sink, rx);
-        Ok(n)
+        actions_in_full(&full)
     }
 
     /// Opens the game's socket on `urls[at]` or, while that instance does not answer, on the
-    /// next, and waits for the game: the instance, the socket and the number of actions.
+    /// next, and waits for the game: the instance, the socket and the `full` game.
     async fn connect(
         guest: &Guest,
         urls: &[String],
         mut at: usize,
         id: &str,
         tally: &Tally,
-    ) -> anyhow::Result<(usize, WsSink, mpsc::Receiver<(Instant, Value)>, usize)> {
+    ) -> anyhow::Result<(usize, WsSink, mpsc::Receiver<(Instant, Value)>, Value)> {
         let deadline = Instant::now() + ANSWER_WITHIN;
         loop {
             let base = urls[at % urls.len()].trim_end_matches('/').to_string();
             if let Ok((sink, mut rx)) = guest.socket(&base, id, tally).await
                 && let Ok(Wait::Got(_, full)) = until(&mut rx, |m| m["t"] == "full").await
             {
-                return Ok((at, sink, rx, actions_in_full(&full)?));
+                return Ok((at, sink, rx, full));
             }
             if Instant::now() >= deadline {
                 bail!("no instance takes the game's socket");
@@ -437,6 +591,8 @@ struct Slot {
     n: usize,
     rng: Rng,
     due: Instant,
+    /// The slot's signed-up player, for challenges (made on first use, kept for the run).
+    account: Option<Guest>,
 }
 
 /// One game from creation to its end (or [`MAX_PLIES`], or the end of the run). `idle` holds a
@@ -452,18 +608,31 @@ async fn play_one(
     until_at: Instant,
     idle: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> anyhow::Result<()> {
-    let Slot { n: slot, rng, due } = slot;
+    let Slot { n: slot, rng, due, account } = slot;
     let slot = *slot;
     let urls = &cfg.urls;
     let (w_url, b_url) = (&urls[slot % urls.len()], &urls[(slot + 1) % urls.len()]);
-    let white = Guest::new(w_url, source_address(w_url, slot))?;
+    let mut fresh = Guest::new(w_url, source_address(w_url, slot))?;
     let black = Guest::new(b_url, source_address(b_url, slot))?;
-    let fields = [("variant", cfg.variant.as_str()), ("time", "10+5"), ("mode", "casual"), ("color", "white")];
-    let id = white.form(urls, "/game/new", "/game/new", &fields).await?.trim_start_matches('/').to_string();
-    black.form(urls, &format!("/{id}"), &format!("/game/{id}/join"), &[]).await?;
+    let white = match cfg.pairing {
+        Pairing::Challenge => {
+            if account.is_none() {
+                fresh.sign_up(urls, &format!("load{slot}x{:08x}", rng.next() as u32)).await?;
+                *account = Some(fresh);
+            }
+            account.as_ref().context("the slot's account")?
+        }
+        _ => &fresh,
+    };
+    let (id, drawn) = pair(cfg, white, &black, slot, tally).await?;
     tally.games.fetch_add(1, Ordering::Relaxed);
-    let (mut w, _) = Seat::open(&white, urls, &id, tally).await?;
-    let (mut b, _) = Seat::open(&black, urls, &id, tally).await?;
+    let (mut w, _, you) = Seat::open(white, urls, &id, tally).await?;
+    let (mut b, _, _) = Seat::open(&black, urls, &id, tally).await?;
+    if drawn && you.as_deref() == Some("black") {
+        std::mem::swap(&mut w, &mut b);
+    } else if you.as_deref() != Some("white") {
+        bail!("{id}: the first player is {you:?}, not white");
+    }
     let mut game = variant(&cfg.variant).context("the variant")?.new_game();
     let think = if idle.is_some() {
         None
@@ -559,6 +728,14 @@ async fn play_one(
     if let Some(place) = idle {
         drop(place);
         hold(&mut w, &mut b, tally, until_at, rng).await?;
+    } else if ply >= plies && game.outcome().is_none() {
+        // Left for a new one: resigned, so that its players are free to be paired again (a
+        // player in a game with a clock is not).
+        ack += 1;
+        match w.act(&json!({"t": "resign", "d": {"ack": ack}}), ack).await? {
+            Some((_, a)) if a["t"] == "ack" => {}
+            other => bail!("{id}: resigning after {ply} plies: {other:?}"),
+        }
     }
     let _ = w.sink.close().await;
     let _ = b.sink.close().await;
@@ -623,7 +800,7 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<LoadReport> {
         let idle = slot >= cfg.games;
         let (cfg, tally, setting_up) = (cfg.clone(), tally.clone(), setting_up.clone());
         tasks.push(tokio::spawn(async move {
-            let mut slot = Slot { n: slot, rng: Rng::new(), due: Instant::now() };
+            let mut slot = Slot { n: slot, rng: Rng::new(), due: Instant::now(), account: None };
             while Instant::now() < until_at {
                 let place = if idle { setting_up.clone().acquire_owned().await.ok() } else { None };
                 let played = play_one(&cfg, &mut slot, &tally, until_at, place).await;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use chessgold::load::{self, LoadConfig};
+use chessgold::load::{self, LoadConfig, Pairing};
 
 use crate::helpers::{spawn_app, spawn_app_with_redis};
 use crate::round::instances::second_instance;
@@ -18,6 +18,7 @@ fn config(urls: Vec<String>) -> LoadConfig {
         duration: Duration::from_secs(3),
         variant: "standard".into(),
         idle_games: 0,
+        pairing: Pairing::Friend,
         progress: false,
     }
 }
@@ -74,4 +75,41 @@ async fn bad_load_arguments_are_refused_in_words() {
     cfg.urls = vec!["http://127.0.0.1:1".into()];
     cfg.variant = "nope".into();
     assert!(load::run(cfg).await.unwrap_err().to_string().contains("unknown variant 'nope'"));
+}
+
+/// Games paired through lobby seeks, the quick-pairing pools and open challenges from signed-up
+/// players: each pairing's own requests and sockets work under the tool, and nothing is lost.
+#[tokio::test]
+async fn games_paired_by_seeks_pools_and_challenges_lose_no_move() {
+    let app = spawn_app().await;
+    for pairing in [Pairing::Seek, Pairing::Pool, Pairing::Challenge] {
+        let mut cfg = config(vec![app.address.clone()]);
+        cfg.pairing = pairing;
+        let report = load::run(cfg).await.unwrap();
+        assert!(report.errors.is_empty(), "{pairing:?}: {}", report.summary());
+        assert!(report.moves > 0 && report.games >= 3, "{pairing:?}: {}", report.summary());
+        assert!(load::verify(&app.db_pool, &report).await.unwrap().is_empty(), "{pairing:?}");
+    }
+    // One account per slot, kept for the run; every game came from one of its challenges.
+    let accepted: i64 = sqlx::query_scalar("SELECT count(*) FROM challenges WHERE status = 'accepted'")
+        .fetch_one(&app.db_pool)
+        .await
+        .unwrap();
+    let accounts: i64 = sqlx::query_scalar("SELECT count(*) FROM users WHERE username LIKE 'load%'")
+        .fetch_one(&app.db_pool)
+        .await
+        .unwrap();
+    assert!(accepted >= 3, "{accepted} challenges accepted");
+    assert_eq!(accounts, 3);
+}
+
+/// The pools shared by two instances through Redis pair players of either instance.
+#[tokio::test]
+async fn pool_pairing_across_two_instances_on_redis_loses_no_move() {
+    let one = spawn_app_with_redis().await;
+    let two = second_instance(&one).await;
+    let mut cfg = config(vec![one.address.clone(), two.address.clone()]);
+    cfg.pairing = Pairing::Pool;
+    let report = load::run(cfg).await.unwrap();
+    check(&report, &one.db_pool).await;
 }

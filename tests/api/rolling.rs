@@ -7,7 +7,7 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use chessgold::load::{self, LoadConfig};
+use chessgold::load::{self, LoadConfig, Pairing};
 use uuid::Uuid;
 
 use crate::helpers::{binary, create_database, redis_url};
@@ -135,6 +135,7 @@ async fn a_rolling_restart_of_two_instances_loses_no_move_and_ends_no_game() {
         duration: Duration::from_secs(30),
         variant: "standard".into(),
         idle_games: 0,
+        pairing: Pairing::Friend,
         progress: false,
     };
     let run = tokio::spawn(load::run(cfg));

@@ -91,6 +91,10 @@ pub struct LoadReport {
     pub sockets: u64,
     /// Sockets opened again after they closed (an instance restarted).
     pub reconnects: u64,
+    /// `move` events received by the players' sockets.
+    pub move_events: u64,
+    /// Their bytes (the text as sent: with the state's patch, or the whole state).
+    pub move_bytes: u64,
     /// Idle sockets held until the end of the run (of `2 x idle_games`).
     pub idle_held: u64,
     /// Errors (refusals, lost connections, answers that did not come), with a sample.
@@ -118,7 +122,7 @@ impl LoadReport {
             format!("{name} ms: p50 {} p95 {} p99 {} max {}", ms(v, 0.5), ms(v, 0.95), ms(v, 0.99), ms(v, 1.0))
         };
         let mut out = format!(
-            "moves {} in {:.1} s: {:.0} moves/s; games {}, sockets {} ({} reopened, {} idle held to the end), errors {}\n{}\n{}\n",
+            "moves {} in {:.1} s: {:.0} moves/s; games {}, sockets {} ({} reopened, {} idle held to the end), errors {}\n{}\n{}\nmove events received {}, {:.0} bytes each on average\n",
             self.moves,
             self.elapsed.as_secs_f64(),
             self.rate(),
@@ -129,6 +133,8 @@ impl LoadReport {
             self.errors.len(),
             line("ack", &self.ack_us),
             line("opponent receives", &self.receive_us),
+            self.move_events,
+            self.move_bytes as f64 / self.move_events.max(1) as f64,
         );
         for e in self.errors.iter().take(5) {
             out.push_str(&format!("error: {e}\n"));
@@ -146,6 +152,8 @@ struct Tally {
     idle_held: AtomicU64,
     idle_open: AtomicU64,
     reconnects: AtomicU64,
+    /// `move` events received, and their bytes (shared with the sockets' reading tasks).
+    move_events: Arc<(AtomicU64, AtomicU64)>,
     ack_us: Mutex<Vec<u64>>,
     receive_us: Mutex<Vec<u64>>,
     errors: Mutex<Vec<String>>,
@@ -298,10 +306,15 @@ impl Guest {
         tally.sockets.fetch_add(1, Ordering::Relaxed);
         let (sink, mut stream) = ws.split();
         let (tx, rx) = mpsc::channel(1024);
+        let moves = tally.move_events.clone();
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let Message::Text(text) = msg else { continue };
                 let Some(v) = light(&text) else { continue };
+                if v["t"] == "move" {
+                    moves.0.fetch_add(1, Ordering::Relaxed);
+                    moves.1.fetch_add(text.len() as u64, Ordering::Relaxed);
+                }
                 if tx.send((Instant::now(), v)).await.is_err() {
                     break;
                 }
@@ -853,6 +866,8 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<LoadReport> {
         sockets: tally.sockets.load(Ordering::Relaxed),
         idle_held: tally.idle_held.load(Ordering::Relaxed),
         reconnects: tally.reconnects.load(Ordering::Relaxed),
+        move_events: tally.move_events.0.load(Ordering::Relaxed),
+        move_bytes: tally.move_events.1.load(Ordering::Relaxed),
         errors: std::mem::take(&mut *tally.errors.lock().await),
         acked: std::mem::take(&mut *tally.acked.lock().await),
     };

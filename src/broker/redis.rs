@@ -39,9 +39,10 @@ pub struct RedisBroker {
     presence: std::sync::Arc<redis::Script>,
 }
 
-/// How long a game's presence stays in Redis after its last record (a round that stopped writes
-/// no more; the database has what it last wrote through).
-pub const PRESENCE_TTL_MS: i64 = 10 * 60 * 1000;
+/// How long a game's presence stays in Redis after its last record: a round that stopped writes
+/// no more, and the database has what it wrote through (every 30 s at most), so the hashes of
+/// finished games go soon.
+pub const PRESENCE_TTL_MS: i64 = 2 * 60 * 1000;
 
 /// The presence script: KEYS[1] the game's hash `{prefix}presence:{id}`, ARGV[1] its time to
 /// live (ms), ARGV[2..] the seats connected now. Records them at Redis's clock (one clock for

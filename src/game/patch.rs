@@ -215,6 +215,8 @@ mod tests {
             // where pieces can be bought or placed it holds every placement.
             let most = if info.id == "standard" { 0.3 } else { 0.7 };
             let share = patch_bytes as f64 / state_bytes as f64;
+            // The figures of docs/benchmarks.md (`--nocapture` shows them).
+            eprintln!("{}: {patch_bytes} bytes of patches for {state_bytes} of states ({share:.2})", info.id);
             assert!(share < most, "{}: patches {patch_bytes} bytes, states {state_bytes}", info.id);
         }
     }

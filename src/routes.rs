@@ -54,6 +54,9 @@ mod under_api {
         post "/challenge/{id}/decline" => api::challenge::decline,
         post "/challenge/{id}/cancel" => api::challenge::cancel,
         post "/challenge/{username}" => api::challenge::create,
+        // Tokens.
+        post "/token/test" => api::token::test,
+        delete "/token" => api::token::revoke,
         // Accounts.
         get "/account" => api::users::account,
         get "/account/playing" => api::users::playing,

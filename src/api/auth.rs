@@ -13,12 +13,31 @@ use crate::error::ApiError;
 use crate::game::model::hex;
 use crate::startup::AppState;
 
-/// The scopes a token can have, with what they allow.
-pub const SCOPES: [(&str, &str); 4] = [
+/// The scopes a token can have, with what they allow: lichess's list, so that a client asking
+/// for any of them gets its token. Those of features this site does not have yet allow nothing.
+pub const SCOPES: [(&str, &str); 22] = [
     ("board:play", "Play games with the board API, seek opponents"),
+    ("bot:play", "Play games as a bot account (allows nothing yet: the BOT API is to come)"),
     ("challenge:read", "Read incoming challenges and the event stream"),
     ("challenge:write", "Send, accept, decline and cancel challenges"),
+    ("challenge:bulk", "Create many games at once for other players (allows nothing here)"),
+    ("follow:read", "Read who you follow (allows nothing yet)"),
     ("follow:write", "Block and unblock players"),
+    ("preference:read", "Read your preferences (allows nothing yet)"),
+    ("preference:write", "Write your preferences (allows nothing yet)"),
+    ("email:read", "Read your email address (this site keeps none)"),
+    ("engine:read", "Read your external engines (allows nothing here)"),
+    ("engine:write", "Create and update external engines (allows nothing here)"),
+    ("msg:write", "Send private messages (allows nothing yet)"),
+    ("study:read", "Read private studies (allows nothing here)"),
+    ("study:write", "Create and change studies (allows nothing here)"),
+    ("tournament:write", "Create and join tournaments (allows nothing yet)"),
+    ("racer:write", "Create and join puzzle races (allows nothing here)"),
+    ("puzzle:read", "Read puzzle activity (allows nothing here)"),
+    ("puzzle:write", "Record puzzle activity (allows nothing here)"),
+    ("team:read", "Read private team information (allows nothing here)"),
+    ("team:write", "Join and leave teams (allows nothing here)"),
+    ("team:lead", "Manage teams you lead (allows nothing here)"),
 ];
 
 /// Prefix of every token, so leaked ones are easy to recognise.
@@ -90,7 +109,7 @@ pub fn unauthorized(message: &str) -> ApiError {
 }
 
 /// The bearer token of a request: `Ok(None)` without an `Authorization` header.
-fn bearer(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
+pub(crate) fn bearer(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else { return Ok(None) };
     let text = value.to_str().map_err(|_| unauthorized("No such token"))?;
     match text.split_once(' ') {

@@ -9,6 +9,7 @@ pub mod lichess;
 pub mod local;
 pub mod rel;
 pub mod seek;
+pub mod token;
 pub mod users;
 
 use actix_web::web;

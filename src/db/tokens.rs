@@ -112,3 +112,31 @@ pub async fn revoke(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> anyhow:
     .context("revoking an API token")?;
     Ok(done.rows_affected() == 1)
 }
+
+/// What a token test shows of a live token.
+#[derive(Debug, Clone)]
+pub struct TokenInfo {
+    /// The token's hash.
+    pub hash: String,
+    /// The account's name.
+    pub username: String,
+    /// Granted scopes.
+    pub scopes: Vec<String>,
+}
+
+/// The unrevoked tokens among these hashes (without recording a use).
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip_all, fields(tokens = hashes.len()))]
+pub async fn test(db: impl PgExecutor<'_>, hashes: &[String]) -> anyhow::Result<Vec<TokenInfo>> {
+    sqlx::query_as!(
+        TokenInfo,
+        r#"SELECT t.hash, u.username, t.scopes FROM api_tokens t JOIN users u ON u.id = t.user_id
+           WHERE t.hash = ANY($1) AND t.revoked_at IS NULL"#,
+        hashes
+    )
+    .fetch_all(db)
+    .await
+    .context("testing API tokens")
+}

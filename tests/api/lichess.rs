@@ -686,3 +686,56 @@ async fn an_unanswered_challenge_lapses_and_both_sides_hear_it() {
         404
     );
 }
+
+/// `POST /api/token/test` as lichess answers it (what lichess-bot asks first), with lichess's
+/// scopes recognised and unknown ones refused, then `DELETE /api/token` revoking the token of
+/// the request.
+#[tokio::test]
+async fn tokens_are_tested_and_revoked_as_on_lichess() {
+    let app = spawn_app().await;
+    let alice = player(&app, "Alice", &["bot:play", "board:play", "preference:read", "email:read"]).await;
+    let bob = player(&app, "bob", &["challenge:read"]).await;
+    let body = format!("{}, {},cgp_nonsense", alice.token, bob.token);
+    let r = client().post(app.url("/api/token/test")).body(body).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let tested: Value = r.json().await.unwrap();
+    assert_eq!(
+        tested,
+        serde_json::json!({
+            alice.token.as_str(): {"scopes": "bot:play,board:play,preference:read,email:read", "userId": "alice", "expires": null},
+            bob.token.as_str(): {"scopes": "challenge:read", "userId": "bob", "expires": null},
+            "cgp_nonsense": null,
+        })
+    );
+    for bad in ["", " , ", "\u{0}"] {
+        let r = client().post(app.url("/api/token/test")).body(bad.to_string()).send().await.unwrap();
+        let status = r.status().as_u16();
+        let answer: Value = r.json().await.unwrap();
+        if bad == "\u{0}" {
+            // A token that is no token: simply unknown.
+            assert_eq!((status, answer), (200, serde_json::json!({"\u{0}": null})));
+        } else {
+            assert_eq!((status, answer["code"].as_str()), (400, Some("bad_body")), "{bad:?}");
+        }
+    }
+
+    // Lichess's scopes are offered on the account page; an unknown one is refused in words.
+    let page = Browser::new(&app.address);
+    page.signup("carol").await;
+    let html = page.html("/account/tokens").await;
+    for scope in ["bot:play", "email:read", "preference:read", "tournament:write"] {
+        assert!(html.contains(scope), "{scope} is offered");
+    }
+    assert!(chessgold::api::auth::parse_scopes("bot:play,web:mod").unwrap_err().contains("unknown scope 'web:mod'"));
+
+    // Revoking needs the token itself; afterwards it is gone, and the others stay.
+    let r = client().delete(app.url("/api/token")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let r = client().delete(app.url("/api/token")).bearer_auth(&alice.token).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+    assert_eq!(get(&app, Some(&alice.token), "/api/account").await.status().as_u16(), 401);
+    assert_eq!(client().delete(app.url("/api/token")).bearer_auth(&alice.token).send().await.unwrap().status(), 401);
+    let r = client().post(app.url("/api/token/test")).body(alice.token.clone()).send().await.unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()[alice.token.as_str()], Value::Null);
+    assert_eq!(get(&app, Some(&bob.token), "/api/account").await.status().as_u16(), 200);
+}

@@ -4,7 +4,7 @@
 //! Only three operations are written: `add`, `remove` and `replace`, with JSON Pointer paths
 //! (RFC 6901). Objects are compared key by key. Arrays keep what they share at both ends; in
 //! between, the elements kept in order are found (a longest common subsequence) and the rest are
-//! removed and added, unless replacing the whole array is shorter. A piece that moves in the
+//! removed and added, unless that touches more than half the array, which is then replaced. A piece that moves in the
 //! sorted `pieces` list is then one `remove` and one `add`, and a new action is one `add` at the
 //! end of `actions`.
 
@@ -33,7 +33,7 @@ fn walk(from: &Value, to: &Value, path: &mut String, ops: &mut Vec<Value>) {
                     ops.push(json!({"op": "remove", "path": child(path, k)}));
                 } else {
                     let len = path.len();
-                    path.push_str(&child("", k));
+                    push_token(path, k);
                     walk(old, &b[k], path, ops);
                     path.truncate(len);
                 }
@@ -44,34 +44,47 @@ fn walk(from: &Value, to: &Value, path: &mut String, ops: &mut Vec<Value>) {
                 }
             }
         }
-        (Value::Array(a), Value::Array(b)) => {
-            let edits = array(a, b, path);
-            let whole = json!({"op": "replace", "path": path.as_str(), "value": to});
-            let edits_len: usize = edits.iter().map(|op| op.to_string().len()).sum();
-            if edits_len < whole.to_string().len() {
-                ops.extend(edits);
-            } else {
-                ops.push(whole);
-            }
-        }
+        (Value::Array(a), Value::Array(b)) => match array(a, b, path) {
+            Some(edits) => ops.extend(edits),
+            None => ops.push(json!({"op": "replace", "path": path.as_str(), "value": to})),
+        },
         _ => ops.push(json!({"op": "replace", "path": path.as_str(), "value": to})),
     }
 }
 
 /// `path` followed by the escaped token `key` (RFC 6901: `~` as `~0`, `/` as `~1`).
 fn child(path: &str, key: &str) -> String {
-    format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"))
+    let mut out = String::with_capacity(path.len() + key.len() + 1);
+    out.push_str(path);
+    push_token(&mut out, key);
+    out
+}
+
+/// Appends `/` and the escaped token `key` to `path`.
+fn push_token(path: &mut String, key: &str) {
+    path.push('/');
+    if key.contains(['~', '/']) {
+        path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    } else {
+        path.push_str(key);
+    }
 }
 
 /// Element edits turning `a` into `b`: removals then additions, each index as the array is at
-/// that point of the patch.
-fn array(a: &[Value], b: &[Value], path: &str) -> Vec<Value> {
+/// that point of the patch; `None` when they would touch more than half of `b` (the whole array
+/// is then shorter, and cheaper to write: the list of legal actions changes with the side to
+/// move).
+fn array(a: &[Value], b: &[Value], path: &str) -> Option<Vec<Value>> {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let rest = (a.len() - prefix).min(b.len() - prefix);
     let suffix = a.iter().rev().zip(b.iter().rev()).take(rest).take_while(|(x, y)| x == y).count();
     let (old, new) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let (keep_old, keep_new) = common(old, new);
-    let mut ops = Vec::new();
+    let (keep_old, keep_new) = kept(old, new, b.len());
+    let changed = keep_old.iter().chain(&keep_new).filter(|k| !**k).count();
+    if changed * 2 > b.len().max(1) {
+        return None;
+    }
+    let mut ops = Vec::with_capacity(changed);
     // Removals from the back, so that the indices of those still to remove do not move.
     for i in (0..old.len()).rev().filter(|i| !keep_old[*i]) {
         ops.push(json!({"op": "remove", "path": format!("{path}/{}", prefix + i)}));
@@ -81,12 +94,66 @@ fn array(a: &[Value], b: &[Value], path: &str) -> Vec<Value> {
     for (j, value) in new.iter().enumerate().filter(|(j, _)| !keep_new[*j]) {
         ops.push(json!({"op": "add", "path": format!("{path}/{}", prefix + j), "value": value}));
     }
-    ops
+    Some(ops)
+}
+
+/// Which elements of the middles `old` and `new` stay. The usual cases go first: one element
+/// moved (a piece in the sorted list of pieces), and too little in common to be worth a search
+/// (the legal actions of the other side); then the longest common subsequence.
+fn kept(old: &[Value], new: &[Value], total: usize) -> (Vec<bool>, Vec<bool>) {
+    let (n, m) = (old.len(), new.len());
+    if n == m && n > 0 {
+        let mut keep = (vec![true; n], vec![true; m]);
+        if old[1..] == new[..m - 1] {
+            (keep.0[0], keep.1[m - 1]) = (false, false);
+            return keep;
+        }
+        if old[..n - 1] == new[1..] {
+            (keep.0[n - 1], keep.1[0]) = (false, false);
+            return keep;
+        }
+    }
+    let (ho, hn): (Vec<u64>, Vec<u64>) = (old.iter().map(hash_of).collect(), new.iter().map(hash_of).collect());
+    // At most the elements found on both sides can stay.
+    let olds: std::collections::HashSet<u64> = ho.iter().copied().collect();
+    let shared = hn.iter().filter(|h| olds.contains(h)).count();
+    if (n - shared.min(n)) + (m - shared) > total.max(1) / 2 {
+        return (vec![false; n], vec![false; m]);
+    }
+    common(old, new, &ho, &hn)
+}
+
+/// A hash of a JSON value, for comparing elements quickly (equal values hash equally).
+fn hash_of(v: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn feed(v: &Value, h: &mut std::hash::DefaultHasher) {
+        match v {
+            Value::Null => 0u8.hash(h),
+            Value::Bool(b) => (1u8, b).hash(h),
+            Value::Number(n) => (2u8, n.to_string()).hash(h),
+            Value::String(s) => (3u8, s).hash(h),
+            Value::Array(items) => {
+                (4u8, items.len()).hash(h);
+                items.iter().for_each(|i| feed(i, h));
+            }
+            Value::Object(map) => {
+                (5u8, map.len()).hash(h);
+                for (k, v) in map {
+                    k.hash(h);
+                    feed(v, h);
+                }
+            }
+        }
+    }
+    let mut h = std::hash::DefaultHasher::new();
+    feed(v, &mut h);
+    h.finish()
 }
 
 /// Which elements of `old` and `new` belong to a longest common subsequence of the two (all
-/// `false` when the search would be too costly).
-fn common(old: &[Value], new: &[Value]) -> (Vec<bool>, Vec<bool>) {
+/// `false` when the search would be too costly). Elements are compared by hash in the search;
+/// the pairs kept are equal for certain (a pair whose hashes collide is passed over).
+fn common(old: &[Value], new: &[Value], ho: &[u64], hn: &[u64]) -> (Vec<bool>, Vec<bool>) {
     let (n, m) = (old.len(), new.len());
     let mut keep = (vec![false; n], vec![false; m]);
     if n == 0 || m == 0 || n * m > MAX_PAIRS {
@@ -98,12 +165,12 @@ fn common(old: &[Value], new: &[Value]) -> (Vec<bool>, Vec<bool>) {
     for i in (0..n).rev() {
         for j in (0..m).rev() {
             len[at(i, j)] =
-                if old[i] == new[j] { len[at(i + 1, j + 1)] + 1 } else { len[at(i + 1, j)].max(len[at(i, j + 1)]) };
+                if ho[i] == hn[j] { len[at(i + 1, j + 1)] + 1 } else { len[at(i + 1, j)].max(len[at(i, j + 1)]) };
         }
     }
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
-        if old[i] == new[j] {
+        if ho[i] == hn[j] && old[i] == new[j] {
             keep.0[i] = true;
             keep.1[j] = true;
             i += 1;

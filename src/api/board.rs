@@ -263,8 +263,17 @@ enum RoundMsg {
 fn translate(board: &mut BoardState, msg: RoundMsg) -> Vec<Value> {
     match msg {
         RoundMsg::Move(d) | RoundMsg::Takeback(d) => {
+            // The state comes whole or as a patch: the moves follow from the event itself (a
+            // move's number and action, the actions left after a takeback).
             if let Some(actions) = d.pointer("/state/actions").and_then(Value::as_array) {
                 board.moves = actions.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            } else if let (Some(seq), Some(action)) =
+                (d.get("seq").and_then(Value::as_u64), d.get("action").and_then(Value::as_str))
+            {
+                board.moves.truncate(usize::try_from(seq).unwrap_or(usize::MAX).saturating_sub(1));
+                board.moves.push(action.to_string());
+            } else if let Some(plies) = d.get("plies").and_then(Value::as_u64) {
+                board.moves.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
             }
             if let Some(c) = d.get("clocks") {
                 board.set_clocks(c);
@@ -338,6 +347,12 @@ mod tests {
         let out = translate(&mut b, read(mv));
         assert_eq!(out[0]["moves"], "e2e4");
         assert_eq!(out[0]["wtime"], 290_000);
+        // A move sent with a patch of the state, and a takeback.
+        let mv = json!({"t": "move", "v": 5, "d": {"seq": 2, "action": "e7e5", "by": "black",
+            "clocks": {"white": 29000, "black": 29500}, "patch": [{"op": "add", "path": "/actions/1", "value": "e7e5"}]}});
+        assert_eq!(translate(&mut b, read(mv))[0]["moves"], "e2e4 e7e5");
+        let tb = json!({"t": "takeback", "v": 6, "d": {"plies": 1, "clocks": {"white": 29000, "black": 29500}, "patch": []}});
+        assert_eq!(translate(&mut b, read(tb))[0]["moves"], "e2e4");
         let end = json!({"t": "end", "v": 5, "d": {"status": {"id": 31, "name": "resign"}, "winner": "black"}});
         let out = translate(&mut b, read(end));
         assert_eq!(out[0]["status"], "resign");

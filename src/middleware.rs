@@ -1,5 +1,5 @@
 //! Cross-cutting request handling: the Origin check of unsafe requests, request ids on responses,
-//! the security headers of every response.
+//! the security headers of every response, CORS on the API.
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -80,6 +80,43 @@ pub async fn check_origin(
         }
     }
     next.call(req).await.map(ServiceResponse::map_into_left_body)
+}
+
+/// The methods a cross-origin page may use on the API (lichess's list).
+const CORS_METHODS: &str = "OPTIONS, GET, POST, PUT, DELETE";
+/// The request headers it may send.
+const CORS_HEADERS: &str = "Origin, Authorization, If-Modified-Since, Cache-Control, Content-Type";
+/// How long a browser may keep a preflight's answer, in seconds (lichess's 20 days).
+const CORS_MAX_AGE: &str = "1728000";
+
+/// Middleware: the API may be called from pages of any origin, as lichess's is. Every answer
+/// under `/api/` carries `Access-Control-Allow-Origin: *`, and a preflight (`OPTIONS` with
+/// `Access-Control-Request-Method`) is answered 204 with the methods and headers allowed. The
+/// wildcard never lets another site read what a session cookie would show: browsers send no
+/// cookie on such a request unless asked to, and then refuse the answer of a wildcard. A
+/// cross-origin page uses a token.
+pub async fn api_cors(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    if !req.path().starts_with("/api/") {
+        return next.call(req).await.map(ServiceResponse::map_into_left_body);
+    }
+    let any = HeaderValue::from_static("*");
+    if req.method() == actix_web::http::Method::OPTIONS
+        && req.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
+    {
+        let resp = actix_web::HttpResponse::NoContent()
+            .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, any))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, CORS_METHODS))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, CORS_HEADERS))
+            .insert_header((header::ACCESS_CONTROL_MAX_AGE, CORS_MAX_AGE))
+            .finish();
+        return Ok(req.into_response(resp).map_into_right_body());
+    }
+    let mut resp = next.call(req).await?;
+    resp.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, any);
+    Ok(resp.map_into_left_body())
 }
 
 tokio::task_local! {

@@ -300,6 +300,8 @@ fn run(
             .wrap(from_fn(compress::compress))
             // Outside the static files' scope, so they carry the headers too.
             .wrap(from_fn(middleware::security_headers))
+            // Outside everything that may answer an API request (errors included).
+            .wrap(from_fn(middleware::api_cors))
             .wrap(TracingLogger::<telemetry::RequestSpan>::new())
             .configure(crate::routes::configure)
             .default_service(web::to(not_found))

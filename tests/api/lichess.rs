@@ -739,3 +739,50 @@ async fn tokens_are_tested_and_revoked_as_on_lichess() {
     assert_eq!(r.json::<Value>().await.unwrap()[alice.token.as_str()], Value::Null);
     assert_eq!(get(&app, Some(&bob.token), "/api/account").await.status().as_u16(), 200);
 }
+
+/// The API answers pages of any origin as lichess's does: `Access-Control-Allow-Origin: *` on
+/// every answer under `/api/` (errors too), and preflights answered with the methods and headers
+/// allowed. The site's pages get no such header.
+#[tokio::test]
+async fn the_api_allows_any_origin_and_answers_preflights() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let preflight = client()
+        .request(reqwest::Method::OPTIONS, app.url("/api/account"))
+        .header("Origin", "https://example.org")
+        .header("Access-Control-Request-Method", "GET")
+        .header("Access-Control-Request-Headers", "authorization")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status().as_u16(), 204);
+    let h = preflight.headers();
+    assert_eq!(h["access-control-allow-origin"], "*");
+    assert!(h["access-control-allow-methods"].to_str().unwrap().contains("DELETE"));
+    assert!(h["access-control-allow-headers"].to_str().unwrap().contains("Authorization"));
+    assert_eq!(h["access-control-max-age"], "1728000");
+    // The call itself, with a token from another origin; an error answer too.
+    let r = client()
+        .get(app.url("/api/account"))
+        .header("Origin", "https://example.org")
+        .bearer_auth(&alice.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((r.status().as_u16(), r.headers()["access-control-allow-origin"].to_str().unwrap()), (200, "*"));
+    let r = client().get(app.url("/api/account")).header("Origin", "https://example.org").send().await.unwrap();
+    assert_eq!((r.status().as_u16(), r.headers()["access-control-allow-origin"].to_str().unwrap()), (401, "*"));
+    let r = client().get(app.url("/api/nothing-here")).send().await.unwrap();
+    assert_eq!((r.status().as_u16(), r.headers()["access-control-allow-origin"].to_str().unwrap()), (404, "*"));
+    // A token's POST from another origin passes; the site's own pages carry no CORS header.
+    let r = client()
+        .post(app.url("/api/challenge/open"))
+        .header("Origin", "https://example.org")
+        .bearer_auth(&alice.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{:?}", r.text().await);
+    let page = client().get(app.url("/")).header("Origin", "https://example.org").send().await.unwrap();
+    assert!(page.headers().get("access-control-allow-origin").is_none());
+}

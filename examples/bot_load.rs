@@ -113,6 +113,7 @@ async fn play(base: &str, id: &str, jar: &Jar, until: Instant, bot_moves: &Atomi
     let mut me = String::new();
     let mut ping = tokio::time::interval(Duration::from_secs(2));
     let mut ack = 0u64;
+    let mut held = Value::Null;
     loop {
         let msg = tokio::select! {
             m = ws.next() => m,
@@ -132,13 +133,22 @@ async fn play(base: &str, id: &str, jar: &Jar, until: Instant, bot_moves: &Atomi
         let state = match v["t"].as_str() {
             Some("full") => {
                 me = v["d"]["you"].as_str().unwrap_or("").to_string();
-                v["d"]["state"].clone()
+                held = v["d"]["state"].clone();
+                held.clone()
             }
             Some("move") => {
                 if v["d"]["by"] != me.as_str() {
                     bot_moves.fetch_add(1, Ordering::Relaxed);
                 }
-                v["d"]["state"].clone()
+                // The state after the move comes whole or as a patch of the one held.
+                match v["d"].get("patch") {
+                    Some(ops) => {
+                        let patch: json_patch::Patch = serde_json::from_value(ops.clone()).unwrap();
+                        json_patch::patch(&mut held, &patch).unwrap();
+                    }
+                    None => held = v["d"]["state"].clone(),
+                }
+                held.clone()
             }
             Some("end") => break,
             _ => continue,

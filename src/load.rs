@@ -741,9 +741,9 @@ async fn play_one(
     if let Some(place) = idle {
         drop(place);
         hold(&mut w, &mut b, tally, until_at, rng).await?;
-    } else if ply >= plies && game.outcome().is_none() {
-        // Left for a new one: resigned, so that its players are free to be paired again (a
-        // player in a game with a clock is not).
+    } else if cfg.pairing == Pairing::Challenge && ply >= plies && game.outcome().is_none() {
+        // Left for a new one: resigned, so that the slot's account is free to challenge again
+        // (a player in a game with a clock is not). The other pairings use new guests.
         ack += 1;
         match w.act(&json!({"t": "resign", "d": {"ack": ack}}), ack).await? {
             Some((_, a)) if a["t"] == "ack" => {}

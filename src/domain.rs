@@ -86,6 +86,10 @@ impl NewPassword {
     }
 }
 
+/// The title of a BOT account, as lichess writes it (in the API's `title`, before the name on
+/// the pages).
+pub const BOT_TITLE: &str = "BOT";
+
 /// A role of an account, in increasing power (`docs/moderation.md`, Roles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

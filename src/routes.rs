@@ -28,6 +28,7 @@ macro_rules! table {
 /// The JSON API, under `/api` (its JSON body and query errors, and a JSON 404).
 mod under_api {
     use super::{api, game, lobby, web};
+    use crate::api::auth::{BoardPlay, BotPlay};
 
     table! {
         post "/local" => api::local::play,
@@ -38,14 +39,30 @@ mod under_api {
         post "/lobby/seek/{id}/accept" => lobby::http::accept_seek,
         post "/lobby/pool/join" => lobby::http::join_pool,
         post "/lobby/pool/leave" => lobby::http::leave_pool,
-        // The board API (lichess's).
-        get "/board/game/stream/{id}" => api::board::stream,
-        post "/board/game/{id}/move/{action}" => api::board::play,
-        post "/board/game/{id}/resign" => api::board::resign,
-        post "/board/game/{id}/abort" => api::board::abort,
-        post "/board/game/{id}/draw/{answer}" => api::board::draw,
-        post "/board/game/{id}/takeback/{answer}" => api::board::takeback,
-        post "/board/game/{id}/chat" => api::board::chat,
+        // The board API (lichess's), for accounts that are not BOTs, and the same calls as the
+        // BOT API, for BOT accounts: the scope type says which.
+        get "/board/game/stream/{id}" => api::board::stream::<BoardPlay>,
+        post "/board/game/{id}/move/{action}" => api::board::play::<BoardPlay>,
+        post "/board/game/{id}/resign" => api::board::resign::<BoardPlay>,
+        post "/board/game/{id}/abort" => api::board::abort::<BoardPlay>,
+        post "/board/game/{id}/draw/{answer}" => api::board::draw::<BoardPlay>,
+        post "/board/game/{id}/takeback/{answer}" => api::board::takeback::<BoardPlay>,
+        post "/board/game/{id}/claim-victory" => api::board::claim_victory::<BoardPlay>,
+        post "/board/game/{id}/claim-draw" => api::board::claim_draw::<BoardPlay>,
+        post "/board/game/{id}/chat" => api::board::chat::<BoardPlay>,
+        get "/board/game/{id}/chat" => api::board::chat_history::<BoardPlay>,
+        post "/bot/account/upgrade" => api::bot::upgrade,
+        get "/bot/online" => api::bot::online,
+        get "/bot/game/stream/{id}" => api::board::stream::<BotPlay>,
+        post "/bot/game/{id}/move/{action}" => api::board::play::<BotPlay>,
+        post "/bot/game/{id}/resign" => api::board::resign::<BotPlay>,
+        post "/bot/game/{id}/abort" => api::board::abort::<BotPlay>,
+        post "/bot/game/{id}/draw/{answer}" => api::board::draw::<BotPlay>,
+        post "/bot/game/{id}/takeback/{answer}" => api::board::takeback::<BotPlay>,
+        post "/bot/game/{id}/claim-victory" => api::board::claim_victory::<BotPlay>,
+        post "/bot/game/{id}/claim-draw" => api::board::claim_draw::<BotPlay>,
+        post "/bot/game/{id}/chat" => api::board::chat::<BotPlay>,
+        get "/bot/game/{id}/chat" => api::board::chat_history::<BotPlay>,
         post "/board/seek" => api::seek::seek,
         // Challenges: `open` before `{username}`.
         get "/challenge" => api::challenge::list,

@@ -17,7 +17,7 @@ use crate::startup::AppState;
 /// for any of them gets its token. Those of features this site does not have yet allow nothing.
 pub const SCOPES: [(&str, &str); 22] = [
     ("board:play", "Play games with the board API, seek opponents"),
-    ("bot:play", "Play games as a bot account (allows nothing yet: the BOT API is to come)"),
+    ("bot:play", "Play games as a BOT account with the BOT API, and upgrade an account to a BOT"),
     ("challenge:read", "Read incoming challenges and the event stream"),
     ("challenge:write", "Send, accept, decline and cancel challenges"),
     ("challenge:bulk", "Create many games at once for other players (allows nothing here)"),
@@ -91,6 +91,8 @@ pub struct ApiUser {
     pub scopes: Option<Vec<String>>,
     /// The site's session it came with (its public id); `None` for a token.
     pub session: Option<Uuid>,
+    /// Whether the account is a BOT (it plays with the BOT API only).
+    pub bot: bool,
 }
 
 impl ApiUser {
@@ -134,12 +136,21 @@ pub async fn caller(req: &HttpRequest, state: &AppState, session: &Session) -> R
                 .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", format!("{e:#}")))?
                 .ok_or_else(|| unauthorized("No such token"))?;
             limit(state, owner.token_id)?;
-            ApiUser { id: owner.user_id, name: owner.username, scopes: Some(owner.scopes), session: None }
+            ApiUser {
+                id: owner.user_id,
+                name: owner.username,
+                scopes: Some(owner.scopes),
+                session: None,
+                bot: owner.bot,
+            }
         }
         None => match crate::auth::current_user(session) {
             Some(u) => {
                 limit(state, u.id)?;
-                ApiUser { id: u.id, name: u.name, scopes: None, session: crate::auth::current_session_id(session) }
+                let bot = db::users::is_bot(&state.pool, u.id)
+                    .await
+                    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", format!("{e:#}")))?;
+                ApiUser { id: u.id, name: u.name, scopes: None, session: crate::auth::current_session_id(session), bot }
             }
             None => {
                 crate::auth::rate_limit::limit_ip(req, state)?;
@@ -183,31 +194,73 @@ pub async fn require(
     Ok(user)
 }
 
+/// Which accounts a route serves: lichess keeps its BOT API for BOT accounts and its board API
+/// (and the pairing a human does) for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accounts {
+    /// Any account.
+    Any,
+    /// Accounts that are not BOTs.
+    Humans,
+    /// BOT accounts.
+    Bots,
+}
+
+impl Accounts {
+    /// Refuses an account of the other kind, in lichess's words.
+    ///
+    /// # Errors
+    /// 400 `bot_only` or `not_for_bots`.
+    pub fn check(self, user: &ApiUser) -> Result<(), ApiError> {
+        match (self, user.bot) {
+            (Accounts::Humans, true) => Err(ApiError::bad_request(
+                "not_for_bots",
+                "This endpoint cannot be used with a Bot account: use the BOT API (/api/bot/...).",
+            )),
+            (Accounts::Bots, false) => Err(ApiError::bad_request(
+                "bot_only",
+                "This endpoint can only be used with a Bot account (POST /api/bot/account/upgrade makes one).",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The scopes a route accepts, as a type: a handler takes [`Scoped<S>`] and is reached only by a
-/// caller holding one of `S::SCOPES` (the site's session holds all).
+/// caller holding one of `S::SCOPES` (the site's session holds all), whose account is of the
+/// kind `S::ACCOUNTS`.
 pub trait Scope {
     /// The scopes of which the caller needs one (any token when empty).
     const SCOPES: &'static [&'static str];
+    /// The accounts served.
+    const ACCOUNTS: Accounts;
 }
 
-/// Declares scope kinds.
+/// Declares scope kinds, with the accounts they serve (`Any` unless named).
 macro_rules! scopes {
-    ($( $(#[$doc:meta])* $name:ident = [$($scope:literal),*]; )*) => {$(
+    ($( $(#[$doc:meta])* $name:ident = [$($scope:literal),*] $(for $who:ident)?; )*) => {$(
         $(#[$doc])*
         #[derive(Debug, Clone, Copy)]
         pub struct $name;
 
         impl Scope for $name {
             const SCOPES: &'static [&'static str] = &[$($scope),*];
+            const ACCOUNTS: Accounts = scopes!(@who $($who)?);
         }
     )*};
+    (@who) => { Accounts::Any };
+    (@who $who:ident) => { Accounts::$who };
 }
 
 scopes! {
     /// Any valid token or the session (the account endpoints).
     AnyToken = [];
-    /// `board:play`: the board API and seeks.
-    BoardPlay = ["board:play"];
+    /// `board:play`: the board API and seeks, for accounts that are not BOTs.
+    BoardPlay = ["board:play"] for Humans;
+    /// `bot:play`: the BOT API, for BOT accounts.
+    BotPlay = ["bot:play"] for Bots;
+    /// `bot:play`, any account: the upgrade to a BOT.
+    BotUpgrade = ["bot:play"];
     /// `challenge:write`: sending challenges.
     ChallengeWrite = ["challenge:write"];
     /// `challenge:write` or `board:play`: answering challenges.
@@ -254,6 +307,7 @@ impl<S: Scope> actix_web::FromRequest for Scoped<S> {
             let state = state_of(&req)?;
             let session = actix_session::SessionExt::get_session(&req);
             let user = require(&req, &state, &session, S::SCOPES).await?;
+            S::ACCOUNTS.check(&user)?;
             Ok(Scoped { user, scope: std::marker::PhantomData })
         })
     }

@@ -1,6 +1,8 @@
-//! The board API (lichess's `/api/board/...`): stream a game being played, and play it over
-//! HTTP. Every action goes to the game's round, exactly like a socket's: judged by the engine,
-//! committed, then announced.
+//! The board API (lichess's `/api/board/...`) and the BOT API (`/api/bot/game/...`): stream a
+//! game being played, and play it over HTTP. The two are the same calls for two kinds of account
+//! (each handler is generic over its [`Scope`], which says which accounts it serves); every
+//! action goes to the game's round, exactly like a socket's: judged by the engine, committed,
+//! then announced.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +14,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
-use super::auth::{ApiUser, BoardPlay, Scoped};
+use super::auth::{ApiUser, Scope, Scoped};
 use super::lichess::{self, BoardState, internal, line, ndjson, not_found, parse_body};
 use crate::error::ApiError;
 use crate::game::model::{Game, PlayerRef};
@@ -59,13 +61,13 @@ struct MoveQuery {
     offering_draw: Option<String>,
 }
 
-/// `POST /api/board/game/{id}/move/{action}[?offeringDraw=true]`.
+/// `POST /api/{board|bot}/game/{id}/move/{action}[?offeringDraw=true]`.
 #[tracing::instrument(skip_all, fields(game.id = %path.0))]
-pub(crate) async fn play(
+pub(crate) async fn play<A: Scope>(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, action) = path.into_inner();
     if action.len() > 32 {
@@ -91,22 +93,41 @@ async fn command(state: &AppState, user: &ApiUser, id: &str, command: Command) -
     run(state, user, id, ApiOp::Command(command)).await
 }
 
-/// `POST /api/board/game/{id}/resign`.
-pub(crate) async fn resign(
+/// `POST /api/{board|bot}/game/{id}/resign`.
+pub(crate) async fn resign<A: Scope>(
     state: web::Data<AppState>,
     path: web::Path<String>,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     command(&state, &user, &path, Command::Resign).await
 }
 
-/// `POST /api/board/game/{id}/abort`.
-pub(crate) async fn abort(
+/// `POST /api/{board|bot}/game/{id}/abort`.
+pub(crate) async fn abort<A: Scope>(
     state: web::Data<AppState>,
     path: web::Path<String>,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     command(&state, &user, &path, Command::Abort).await
+}
+
+/// `POST /api/{board|bot}/game/{id}/claim-victory`: the opponent left and did not come back in
+/// time (`opponentGone` with `claimWinInSeconds: 0`).
+pub(crate) async fn claim_victory<A: Scope>(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    user: Scoped<A>,
+) -> Result<HttpResponse, ApiError> {
+    command(&state, &user, &path, Command::ClaimVictory).await
+}
+
+/// `POST /api/{board|bot}/game/{id}/claim-draw`: call a draw with an opponent who left.
+pub(crate) async fn claim_draw<A: Scope>(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    user: Scoped<A>,
+) -> Result<HttpResponse, ApiError> {
+    command(&state, &user, &path, Command::ClaimDraw).await
 }
 
 fn yes_no(answer: &str) -> Result<bool, ApiError> {
@@ -117,22 +138,22 @@ fn yes_no(answer: &str) -> Result<bool, ApiError> {
     }
 }
 
-/// `POST /api/board/game/{id}/draw/{yes|no}`.
-pub(crate) async fn draw(
+/// `POST /api/{board|bot}/game/{id}/draw/{yes|no}`.
+pub(crate) async fn draw<A: Scope>(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, answer) = path.into_inner();
     let c = if yes_no(&answer)? { Command::DrawYes } else { Command::DrawNo };
     command(&state, &user, &id, c).await
 }
 
-/// `POST /api/board/game/{id}/takeback/{yes|no}`.
-pub(crate) async fn takeback(
+/// `POST /api/{board|bot}/game/{id}/takeback/{yes|no}`.
+pub(crate) async fn takeback<A: Scope>(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, answer) = path.into_inner();
     let c = if yes_no(&answer)? { Command::TakebackYes } else { Command::TakebackNo };
@@ -145,18 +166,21 @@ struct ChatBody {
     text: String,
 }
 
-/// `POST /api/board/game/{id}/chat` with `room` (`player`) and `text`.
-pub(crate) async fn chat(
+/// `POST /api/{board|bot}/game/{id}/chat` with `room` (`player` or `spectator`) and `text`: a
+/// player may write to the opponent or, as on lichess, to the spectators.
+pub(crate) async fn chat<A: Scope>(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<String>,
     body: web::Bytes,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     let b: ChatBody = parse_body(&req, &body)?;
-    if b.room != "player" {
-        return Err(ApiError::bad_request("bad_room", "players write in the room 'player'"));
-    }
+    let room = match b.room.as_str() {
+        "player" => Room::Player,
+        "spectator" => Room::Spectator,
+        _ => return Err(ApiError::bad_request("bad_room", "the room is 'player' or 'spectator'")),
+    };
     if let Err(wait) = state.limiters.api_chat(user.id) {
         let mut e = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -166,16 +190,41 @@ pub(crate) async fn chat(
         e.retry_after = Some(wait);
         return Err(e);
     }
-    run(&state, &user, &path, ApiOp::Chat(Room::Player, b.text)).await
+    run(&state, &user, &path, ApiOp::Chat(room, b.text)).await
 }
 
-/// `GET /api/board/game/stream/{id}`: `gameFull`, then a `gameState` per change and `chatLine`s,
-/// until the game ends.
-#[tracing::instrument(skip_all, fields(game.id = %path))]
-pub(crate) async fn stream(
+/// Most lines `GET /api/{board|bot}/game/{id}/chat` answers.
+const CHAT_HISTORY: i64 = 200;
+
+/// `GET /api/{board|bot}/game/{id}/chat`: the players' room of a game of the caller, oldest line
+/// first, as lichess's `[{"text", "user"}]` (without the lines of players the caller blocks, and
+/// shadow-muted lines only to their author).
+pub(crate) async fn chat_history<A: Scope>(
     state: web::Data<AppState>,
     path: web::Path<String>,
-    user: Scoped<BoardPlay>,
+    user: Scoped<A>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let live =
+        store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
+    if live.seat_of(&PlayerRef::User(user.id)).is_none() {
+        return Err(not_found("No such game of yours"));
+    }
+    let lines =
+        crate::db::games::recent_chat_for(&state.pool, id.as_str(), Room::Player.as_str(), CHAT_HISTORY, user.id)
+            .await
+            .map_err(|e| internal(&e))?;
+    let out: Vec<Value> = lines.iter().map(|l| json!({"text": l.text, "user": l.author})).collect();
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// `GET /api/{board|bot}/game/stream/{id}`: `gameFull`, then a `gameState` per change and
+/// `chatLine`s, until the game ends.
+#[tracing::instrument(skip_all, fields(game.id = %path))]
+pub(crate) async fn stream<A: Scope>(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let live =

@@ -39,7 +39,7 @@ pub async fn stream(
     let mut sent = Sent::default();
     let first = sent.catch_up(&state, user.id, &base).await.map_err(|e| internal(&e))?;
     let (tx, rx) = mpsc::channel::<String>(256);
-    tokio::spawn(follow(state.into_inner(), (user.id, user.session), base, first, sent, sub, tx));
+    tokio::spawn(follow(state.into_inner(), (user.id, user.session, user.bot), base, first, sent, sub, tx));
     Ok(ndjson(rx))
 }
 
@@ -113,7 +113,7 @@ impl Sent {
 
 async fn follow(
     state: Arc<AppState>,
-    (user, session): (Uuid, Option<Uuid>),
+    (user, session, bot): (Uuid, Option<Uuid>, bool),
     base: String,
     first: Vec<Value>,
     mut sent: Sent,
@@ -131,6 +131,9 @@ async fn follow(
     }
     let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
     keep_alive.tick().await;
+    // A BOT is online while its event stream is open (`GET /api/bot/online`); the first tick is
+    // at once.
+    let mut seen = tokio::time::interval(super::bot::SEEN_EVERY);
     loop {
         tokio::select! {
             msg = notify::next_for(&mut sub, user) => {
@@ -160,6 +163,9 @@ async fn follow(
                 if closed { break }
             }
             _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
+            _ = seen.tick(), if bot => if let Err(e) = db::users::bot_seen(&state.pool, user).await {
+                tracing::warn!(error = format!("{e:#}"), "noting a BOT online");
+            },
             () = out.closed() => break,
         }
     }

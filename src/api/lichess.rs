@@ -94,8 +94,8 @@ pub fn clock_json(clock: Option<TimeControl>) -> Value {
 pub fn seat_json(live: &Game, color: Color) -> Value {
     match &live.seats[color.index()] {
         Some(s) if s.user_id.is_some() => {
-            let mut v =
-                json!({"id": s.name.to_lowercase(), "name": s.name, "title": null, "provisional": s.provisional});
+            let mut v = json!({"id": s.name.to_lowercase(), "name": s.name, "title": s.title(),
+                               "provisional": s.provisional});
             if let (Some(obj), Some(r)) = (v.as_object_mut(), s.rating_before) {
                 obj.insert("rating".into(), Value::from(r));
             }
@@ -210,7 +210,8 @@ pub fn event_game(live: &Game, color: Color, now: OffsetDateTime) -> Value {
     let snapshot = live.snapshot();
     let opponent = match &live.seats[(!color).index()] {
         Some(s) if s.user_id.is_some() => {
-            let mut o = json!({"id": s.name.to_lowercase(), "username": s.name, "rating": s.rating_before});
+            let mut o = json!({"id": s.name.to_lowercase(), "username": s.name, "rating": s.rating_before,
+                               "title": s.title()});
             if let (Some(obj), Some(b), Some(a)) = (o.as_object_mut(), s.rating_before, s.rating_after) {
                 obj.insert("ratingDiff".into(), Value::from(a - b));
             }
@@ -240,7 +241,7 @@ pub fn event_game(live: &Game, color: Color, now: OffsetDateTime) -> Value {
         "status": {"id": live.status.id(), "name": status_name(live.status)},
         "speed": Speed::of(live.clock).key(),
         "variant": {"key": live.info.id, "name": live.info.name},
-        "compat": {"bot": false, "board": true},
+        "compat": {"bot": true, "board": true},
     });
     if let Some(obj) = game.as_object_mut() {
         if let Some(w) = live.winner {

@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod board;
+pub mod bot;
 pub mod challenge;
 pub mod events;
 pub mod lichess;

@@ -18,7 +18,14 @@ const PROVISIONAL_UNDER: i32 = 30;
 /// Most games `GET /api/games/user` writes.
 const MAX_GAMES: i64 = 300;
 
-async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) -> Result<Value, ApiError> {
+/// Lichess's user object of an account (`bot`: a BOT account, titled `BOT`).
+pub(crate) async fn user_json(
+    state: &AppState,
+    req: &HttpRequest,
+    id: Uuid,
+    name: &str,
+    bot: bool,
+) -> Result<Value, ApiError> {
     let perfs = db::profiles::perfs(&state.pool, id).await.map_err(|e| internal(&e))?;
     let record = db::profiles::record(&state.pool, id).await.map_err(|e| internal(&e))?;
     let created = db::users::created_at(&state.pool, id)
@@ -35,7 +42,7 @@ async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) ->
                    "prog": 0, "prov": p.games < PROVISIONAL_UNDER}),
         );
     }
-    Ok(json!({
+    let mut user = json!({
         "id": name.to_lowercase(),
         "username": name,
         "perfs": perf_map,
@@ -48,7 +55,11 @@ async fn user_json(state: &AppState, req: &HttpRequest, id: Uuid, name: &str) ->
             "win": record.wins, "winH": record.wins_h,
             "bookmark": 0, "playing": record.playing, "import": 0, "me": 0,
         },
-    }))
+    });
+    if bot && let Some(obj) = user.as_object_mut() {
+        obj.insert("title".into(), Value::from(crate::domain::BOT_TITLE));
+    }
+    Ok(user)
 }
 
 /// `GET /api/account`: the caller's account.
@@ -58,7 +69,7 @@ pub(crate) async fn account(
     state: web::Data<AppState>,
     me: Scoped<AnyToken>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(user_json(&state, &req, me.id, &me.name).await?))
+    Ok(HttpResponse::Ok().json(user_json(&state, &req, me.id, &me.name, me.bot).await?))
 }
 
 /// `GET /api/account/playing`: the caller's games being played, `{"nowPlaying": [game, ...]}`
@@ -95,7 +106,7 @@ pub(crate) async fn user(
 ) -> Result<HttpResponse, ApiError> {
     // A token is optional; a bad one is still refused, and a good one counts against its limit.
     let u = find_user(&state, &path).await?;
-    Ok(HttpResponse::Ok().json(user_json(&state, &req, u.id, &u.username).await?))
+    Ok(HttpResponse::Ok().json(user_json(&state, &req, u.id, &u.username, u.bot).await?))
 }
 
 #[derive(Debug, Deserialize)]

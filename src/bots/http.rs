@@ -151,6 +151,9 @@ pub(crate) async fn create(
         _ => return invalid("Choose white, black or random.".into()),
     };
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
+    if crate::api::bot::is_bot_account(&state, &player).await? {
+        return invalid(crate::api::bot::PEOPLE_ONLY.into());
+    }
     let request = CreateGame {
         variant: info.id.to_string(),
         clock,

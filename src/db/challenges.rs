@@ -18,6 +18,10 @@ pub struct ChallengeRow {
     pub dest_id: Option<Uuid>,
     /// Its name.
     pub dest_name: Option<String>,
+    /// The challenger is a BOT account.
+    pub challenger_bot: bool,
+    /// The challenged account is a BOT.
+    pub dest_bot: Option<bool>,
     /// The challenger's rating in the variant (none before a rated game).
     pub challenger_rating: Option<i32>,
     /// The challenger's rated games in the variant.
@@ -103,6 +107,7 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ch
     sqlx::query_as!(
         ChallengeRow,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
+                  u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
                   c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
@@ -162,6 +167,7 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
     sqlx::query_as!(
         ChallengeRow,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
+                  u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
                   c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,

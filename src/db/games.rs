@@ -72,6 +72,8 @@ pub struct PlayerRow {
     pub user_id: Option<Uuid>,
     /// Account name.
     pub username: Option<String>,
+    /// The account is a BOT (read with the seat; not stored in it).
+    pub account_bot: bool,
     /// Guest id.
     pub guest_id: Option<String>,
     /// Bot level (1 to 8), for a bot's seat.
@@ -217,7 +219,8 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ga
 pub async fn players(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Vec<PlayerRow>> {
     sqlx::query_as!(
         PlayerRow,
-        r#"SELECT p.color, p.player_id, p.user_id, u.username AS "username?", p.guest_id, p.bot_level, p.rating_before,
+        r#"SELECT p.color, p.player_id, p.user_id, u.username AS "username?", COALESCE(u.bot, false) AS "account_bot!",
+            p.guest_id, p.bot_level, p.rating_before,
             p.rating_after, p.provisional, p.lag_quota, p.last_seen
          FROM game_players p LEFT JOIN users u ON u.id = p.user_id
          WHERE p.game_id = $1 ORDER BY p.color DESC"#,

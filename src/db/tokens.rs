@@ -31,6 +31,8 @@ pub struct TokenOwner {
     pub username: String,
     /// Granted scopes.
     pub scopes: Vec<String>,
+    /// Whether the account is a BOT.
+    pub bot: bool,
 }
 
 /// Stores a new token's hash and returns its id.
@@ -71,7 +73,7 @@ pub async fn owner_of(db: impl PgExecutor<'_>, hash: &str) -> anyhow::Result<Opt
         r#"UPDATE api_tokens t SET last_used_at = now()
            FROM users u
            WHERE t.hash = $1 AND t.revoked_at IS NULL AND u.id = t.user_id
-           RETURNING t.id AS token_id, t.user_id, u.username, t.scopes"#,
+           RETURNING t.id AS token_id, t.user_id, u.username, t.scopes, u.bot"#,
         hash
     )
     .fetch_optional(db)

@@ -17,6 +17,8 @@ pub struct UserRow {
     pub password_hash: String,
     /// `user` or `admin`.
     pub role: String,
+    /// A BOT account (lichess's BOT API): it plays only through `/api/bot/...`.
+    pub bot: bool,
 }
 
 /// Why an insert failed.
@@ -67,7 +69,7 @@ pub async fn insert(
 pub async fn find_by_name(db: impl PgExecutor<'_>, name: &str) -> anyhow::Result<Option<UserRow>> {
     sqlx::query_as!(
         UserRow,
-        "SELECT id, username, password_hash, role FROM users u WHERE lower(username) = lower($1)
+        "SELECT id, username, password_hash, role, bot FROM users u WHERE lower(username) = lower($1)
          AND NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'
                          AND s.lifted_at IS NULL)",
         name
@@ -83,7 +85,7 @@ pub async fn find_by_name(db: impl PgExecutor<'_>, name: &str) -> anyhow::Result
 /// Database failures.
 #[tracing::instrument(skip(db), fields(user.id = %id))]
 pub async fn find_by_id(db: impl PgExecutor<'_>, id: Uuid) -> anyhow::Result<Option<UserRow>> {
-    sqlx::query_as!(UserRow, "SELECT id, username, password_hash, role FROM users WHERE id = $1", id)
+    sqlx::query_as!(UserRow, "SELECT id, username, password_hash, role, bot FROM users WHERE id = $1", id)
         .fetch_optional(db)
         .await
         .context("looking up a user by id")
@@ -119,4 +121,91 @@ pub async fn created_at(db: impl PgExecutor<'_>, id: Uuid) -> anyhow::Result<Opt
         .fetch_optional(db)
         .await
         .context("reading an account's creation date")
+}
+
+/// Why an account could not become a BOT.
+#[derive(Debug, thiserror::Error)]
+pub enum UpgradeError {
+    /// It is one already.
+    #[error("this account is already a BOT")]
+    AlreadyBot,
+    /// It has played (or is playing) a game: lichess upgrades only fresh accounts.
+    #[error("this account has played games: only an account with no games can become a BOT")]
+    HasGames,
+    /// No such account.
+    #[error("no such account")]
+    NotFound,
+    /// Anything else.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// Makes an account a BOT, for good: only one that has no game (checked and changed in one
+/// statement, with the account's row locked).
+///
+/// # Errors
+/// [`UpgradeError`].
+#[tracing::instrument(skip(db), fields(user.id = %id))]
+pub async fn upgrade_to_bot(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), UpgradeError> {
+    let row = sqlx::query!(
+        r#"WITH u AS (SELECT id, bot, EXISTS (SELECT 1 FROM game_players p WHERE p.user_id = users.id) AS played
+                      FROM users WHERE id = $1 FOR UPDATE),
+                up AS (UPDATE users SET bot = true, updated_at = now()
+                       FROM u WHERE users.id = u.id AND NOT u.bot AND NOT u.played RETURNING users.id)
+           SELECT u.bot, u.played AS "played!", EXISTS (SELECT 1 FROM up) AS "upgraded!" FROM u"#,
+        id
+    )
+    .fetch_optional(db)
+    .await
+    .context("upgrading an account to a BOT")?;
+    match row {
+        None => Err(UpgradeError::NotFound),
+        Some(r) if r.upgraded => Ok(()),
+        Some(r) if r.bot => Err(UpgradeError::AlreadyBot),
+        Some(_) => Err(UpgradeError::HasGames),
+    }
+}
+
+/// Whether an account is a BOT.
+///
+/// # Errors
+/// Database failures.
+pub async fn is_bot(db: impl PgExecutor<'_>, id: Uuid) -> anyhow::Result<bool> {
+    Ok(sqlx::query_scalar!("SELECT bot FROM users WHERE id = $1", id)
+        .fetch_optional(db)
+        .await
+        .context("reading whether an account is a BOT")?
+        .unwrap_or(false))
+}
+
+/// Notes that a BOT's event stream is open now (`GET /api/bot/online`).
+///
+/// # Errors
+/// Database failures.
+pub async fn bot_seen(db: impl PgExecutor<'_>, id: Uuid) -> anyhow::Result<()> {
+    sqlx::query!("UPDATE users SET bot_seen_at = now() WHERE id = $1 AND bot", id)
+        .execute(db)
+        .await
+        .context("noting a BOT online")?;
+    Ok(())
+}
+
+/// The BOTs seen online within `within_secs`, most recently seen first: (id, name).
+///
+/// # Errors
+/// Database failures.
+pub async fn bots_online(db: impl PgExecutor<'_>, within_secs: i32, max: i64) -> anyhow::Result<Vec<(Uuid, String)>> {
+    let rows = sqlx::query!(
+        r#"SELECT id, username FROM users u
+           WHERE bot AND bot_seen_at > now() - make_interval(secs => $1)
+             AND NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'
+                             AND s.lifted_at IS NULL)
+           ORDER BY bot_seen_at DESC LIMIT $2"#,
+        f64::from(within_secs),
+        max
+    )
+    .fetch_all(db)
+    .await
+    .context("listing the BOTs online")?;
+    Ok(rows.into_iter().map(|r| (r.id, r.username)).collect())
 }

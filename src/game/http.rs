@@ -139,6 +139,9 @@ pub(crate) async fn create(
         _ => return invalid("Choose white, black or random.".into()),
     };
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
+    if crate::api::bot::is_bot_account(&state, &player).await? {
+        return invalid(crate::api::bot::PEOPLE_ONLY.into());
+    }
     let request = CreateGame {
         variant: info.id.to_string(),
         clock,
@@ -193,7 +196,10 @@ pub(crate) async fn join(
         super::PlayerRef::Bot(_) => return Err(PageError::BadRequest("a bot does not join games by a form".into())),
     };
     // The checks of a game made any other way (`store::create_game`): a play ban, a block
-    // between the two accounts.
+    // between the two accounts; and a BOT account does not join by the site's link.
+    if crate::api::bot::is_bot_account(&state, &player).await? {
+        return Err(PageError::Conflict(crate::api::bot::PEOPLE_ONLY.into()));
+    }
     if let Some(uid) = user_id {
         if let Some(ban) = crate::moderation::playban::play_ban(&state.pool, uid).await? {
             return Err(PageError::Conflict(ban.message(OffsetDateTime::now_utc())));
@@ -219,6 +225,7 @@ pub(crate) async fn join(
         provisional: perf.is_some_and(Perf::provisional),
         lag_quota: state.game.lag_quota_cs,
         last_seen: None,
+        account_bot: false,
     };
     let ctx = state.rounds.ctx().clone();
     let mut step = match live.join(seat, OffsetDateTime::now_utc(), &state.game) {
@@ -267,6 +274,8 @@ pub struct PlayerView {
     pub name: String,
     /// Registered.
     pub user: bool,
+    /// The title (`BOT`), or empty.
+    pub title: &'static str,
     /// `1500?`, or empty.
     pub rating: String,
     /// `+20`, or empty.
@@ -402,6 +411,7 @@ async fn render_game(
             color: c.name(),
             name: s.map_or_else(String::new, |s| s.name.clone()),
             user: s.is_some_and(|s| s.user_id.is_some()),
+            title: s.and_then(Seat::title).unwrap_or_default(),
             rating: s
                 .and_then(|s| s.rating_before.map(|r| format!("{r}{}", if s.provisional { "?" } else { "" })))
                 .unwrap_or_default(),

@@ -56,6 +56,9 @@ pub struct Seat {
     pub bot: Option<Level>,
     /// The name shown (`Anonymous` for guests, the level's name for bots).
     pub name: String,
+    /// The account is a BOT account (lichess's title BOT), played by a program through the BOT
+    /// API; not the site's computer, which is [`Seat::bot`].
+    pub account_bot: bool,
     /// Rating before the game (rated games).
     pub rating_before: Option<i32>,
     /// Rating after the game (rated games, once over).
@@ -69,6 +72,11 @@ pub struct Seat {
 }
 
 impl Seat {
+    /// The title shown before the name: `BOT` for a BOT account.
+    pub fn title(&self) -> Option<&'static str> {
+        self.account_bot.then_some(crate::domain::BOT_TITLE)
+    }
+
     /// Whether this seat belongs to the player.
     pub fn is(&self, who: &PlayerRef) -> bool {
         match who {
@@ -798,6 +806,7 @@ mod tests {
             provisional: false,
             lag_quota: 300,
             last_seen: None,
+            account_bot: false,
         }
     }
 

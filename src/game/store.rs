@@ -90,13 +90,13 @@ async fn new_seat(
     rated: bool,
     cfg: &GameSettings,
 ) -> anyhow::Result<Seat> {
-    let (user_id, guest_id, bot, name) = match who {
+    let (user_id, guest_id, bot, name, account_bot) = match who {
         PlayerRef::User(id) => {
             let user = db::users::find_by_id(pool, *id).await?.ok_or_else(|| anyhow::anyhow!("no such user"))?;
-            (Some(*id), None, None, user.username)
+            (Some(*id), None, None, user.username, user.bot)
         }
-        PlayerRef::Guest(g) => (None, Some(g.clone()), None, "Anonymous".to_string()),
-        PlayerRef::Bot(level) => (None, None, Some(*level), crate::bots::display_name(*level)),
+        PlayerRef::Guest(g) => (None, Some(g.clone()), None, "Anonymous".to_string(), false),
+        PlayerRef::Bot(level) => (None, None, Some(*level), crate::bots::display_name(*level), false),
     };
     let perf = match (rated, user_id) {
         (true, Some(id)) => Some(db::ratings::perf(pool, id, variant_id).await?),
@@ -115,6 +115,7 @@ async fn new_seat(
         provisional: perf.is_some_and(Perf::provisional),
         lag_quota: cfg.lag_quota_cs,
         last_seen: None,
+        account_bot,
     })
 }
 
@@ -124,6 +125,7 @@ fn seat_row(color: Color, s: &Seat) -> PlayerRow {
         player_id: s.player_id.clone(),
         user_id: s.user_id,
         username: None,
+        account_bot: false,
         guest_id: s.guest_id.clone(),
         bot_level: s.bot.map(|l| i16::from(l.number())),
         rating_before: s.rating_before,
@@ -323,6 +325,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Game>> {
             provisional: p.provisional,
             lag_quota: p.lag_quota,
             last_seen: p.last_seen,
+            account_bot: p.account_bot,
         });
     }
     let clocks = match (g.white_clock, g.black_clock) {

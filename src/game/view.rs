@@ -191,6 +191,8 @@ pub struct Player {
     pub name: String,
     /// Whether it is an account.
     pub user: bool,
+    /// The account's title (`BOT` for a BOT account).
+    pub title: Option<&'static str>,
     /// The bot's level, for a bot.
     pub bot: Option<u8>,
     /// Rating before the game (rated games; a bot's estimate).
@@ -216,6 +218,7 @@ pub fn players(game: &Game) -> Players {
         game.seats[c.index()].as_ref().map(|s| Player {
             name: s.name.clone(),
             user: s.user_id.is_some(),
+            title: s.title(),
             bot: s.bot.map(chessgold_bot::Level::number),
             rating: s.rating_before,
             provisional: s.provisional,
@@ -542,6 +545,8 @@ pub struct RecordPlayer {
     pub name: String,
     /// Whether it is an account.
     pub user: bool,
+    /// The account's title (`BOT` for a BOT account).
+    pub title: Option<&'static str>,
     /// The bot's level, for a bot.
     pub bot: Option<u8>,
     /// Rating before the game.
@@ -619,6 +624,7 @@ pub fn record(game: &Game) -> Record {
         game.seats[c.index()].as_ref().map(|s| RecordPlayer {
             name: s.name.clone(),
             user: s.user_id.is_some(),
+            title: s.title(),
             bot: s.bot.map(chessgold_bot::Level::number),
             rating_before: s.rating_before,
             rating_after: s.rating_after,
@@ -740,6 +746,7 @@ mod tests {
             provisional: user,
             lag_quota: 300,
             last_seen: None,
+            account_bot: false,
         }
     }
 

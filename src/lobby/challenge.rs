@@ -381,8 +381,8 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         }
         None => json!({"type": "unlimited"}),
     };
-    let user = |name: &str, rating: Option<i32>, games: Option<i32>| {
-        json!({"id": name.to_lowercase(), "name": name, "title": null,
+    let user = |name: &str, bot: bool, rating: Option<i32>, games: Option<i32>| {
+        json!({"id": name.to_lowercase(), "name": name, "title": bot.then_some(crate::domain::BOT_TITLE),
                "rating": rating.unwrap_or(crate::rating::START),
                "provisional": games.unwrap_or(0) < crate::rating::PROVISIONAL_GAMES})
     };
@@ -392,8 +392,10 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         "id": c.id,
         "url": format!("{base}/challenge/{}", c.id),
         "status": status,
-        "challenger": user(&c.challenger_name, c.challenger_rating, c.challenger_games),
-        "destUser": c.dest_name.as_deref().map_or(Value::Null, |d| user(d, c.dest_rating, c.dest_games)),
+        "challenger": user(&c.challenger_name, c.challenger_bot, c.challenger_rating, c.challenger_games),
+        "destUser": c.dest_name.as_deref().map_or(Value::Null, |d| {
+            user(d, c.dest_bot.unwrap_or(false), c.dest_rating, c.dest_games)
+        }),
         "variant": {"key": c.variant, "name": info.map_or(c.variant.as_str(), |i| i.name), "short": info.map_or(c.variant.as_str(), |i| i.name)},
         "rated": c.rated,
         "speed": crate::game::Speed::of(clock).key(),

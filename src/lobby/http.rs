@@ -96,8 +96,12 @@ async fn perf_of(state: &AppState, who: &PlayerRef, variant_id: &str) -> Result<
 /// acceptance, a pool.
 ///
 /// # Errors
-/// 409 `play_banned` or `already_playing`; database failures.
+/// 409 `play_banned` or `already_playing`, 403 `bot_account` for a BOT account (which pairs
+/// only by challenges); database failures.
 pub async fn free_to_pair(state: &AppState, who: &PlayerRef) -> Result<(), ApiError> {
+    if crate::api::bot::is_bot_account(state, who).await.map_err(|e| internal(&e))? {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "bot_account", crate::api::bot::PEOPLE_ONLY));
+    }
     if let PlayerRef::User(u) = who
         && let Some(ban) = crate::moderation::playban::play_ban(&state.pool, *u).await.map_err(|e| internal(&e))?
     {

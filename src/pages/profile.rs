@@ -147,6 +147,8 @@ pub struct ProfilePage {
     pub ctx: PageCtx,
     /// The account's name as stored.
     pub username: String,
+    /// A BOT account: titled BOT, played by a program through the BOT API.
+    pub bot: bool,
     /// Member since.
     pub since: String,
     /// Ratings by variant.
@@ -282,6 +284,7 @@ pub async fn profile_page(
         variants: variants().iter().map(|v| (v.id, v.name)).collect(),
         times: crate::game::TIME_CONTROLS.iter().map(|(m, s)| format!("{m}+{s}")).collect(),
         username: user.username,
+        bot: user.bot,
         since,
         perfs,
         total: record.total,

@@ -9,19 +9,21 @@ use serde_json::Value;
 use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 use crate::round::{Browser, WAIT};
 
-/// A signed-up account with a personal token.
+/// A signed-up account with a personal token, and the browser it signed up in.
 struct Player {
     name: String,
     token: String,
+    browser: Browser,
 }
 
 async fn player(app: &TestApp, name: &str, scopes: &[&str]) -> Player {
-    Browser::new(&app.address).signup(name).await;
+    let browser = Browser::new(&app.address);
+    browser.signup(name).await;
     let user = chessgold::db::users::find_by_name(&app.db_pool, name).await.unwrap().unwrap();
     let (token, hash) = chessgold::api::auth::new_token().unwrap();
     let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_string()).collect();
     chessgold::db::tokens::insert(&app.db_pool, user.id, "test", &scopes, &hash).await.unwrap();
-    Player { name: name.to_string(), token }
+    Player { name: name.to_string(), token, browser }
 }
 
 const ALL: &[&str] = &["board:play", "challenge:read", "challenge:write"];
@@ -64,8 +66,10 @@ impl Ndjson {
         Ndjson { resp, buf: String::new() }
     }
 
-    /// The next JSON line, or `None` at the end of the stream.
+    /// The next JSON line, or `None` at the end of the stream; keep-alive newlines do not
+    /// extend the wait.
     async fn next(&mut self) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + WAIT;
         loop {
             while let Some(at) = self.buf.find('\n') {
                 let line: String = self.buf.drain(..=at).collect();
@@ -73,7 +77,7 @@ impl Ndjson {
                     return Some(serde_json::from_str(line.trim()).unwrap());
                 }
             }
-            let chunk = tokio::time::timeout(WAIT, self.resp.chunk()).await.expect("a line in time").unwrap()?;
+            let chunk = tokio::time::timeout_at(deadline, self.resp.chunk()).await.expect("a line in time").unwrap()?;
             self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
         }
     }
@@ -259,14 +263,32 @@ async fn resign_draw_and_chat_go_through_the_round() {
         codes
     };
     assert_eq!(codes, [200, 200, 200, 200, 429]);
+    // A player may write to the spectators too (not heard on the board stream, which is the
+    // players' room), and nowhere else.
     let r = post_form(
         &app,
         Some(&bob.token),
         &format!("/api/board/game/{id}/chat"),
-        &[("room", "spectator"), ("text", "x")],
+        &[("room", "spectator"), ("text", "hi all")],
     )
     .await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let rooms: Vec<(String, String)> =
+        sqlx::query_as("SELECT room, text FROM game_chat WHERE game_id = $1 ORDER BY id")
+            .bind(&id)
+            .fetch_all(&app.db_pool)
+            .await
+            .unwrap();
+    assert_eq!(rooms.last().unwrap(), &("spectator".to_string(), "hi all".to_string()));
+    let r =
+        post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/chat"), &[("room", "lobby"), ("text", "x")])
+            .await;
     assert_eq!(r.status().as_u16(), 400);
+    // The players' room as lichess's chat history: oldest first, without the spectators' line.
+    let history: Value = get(&app, Some(&bob.token), &format!("/api/board/game/{id}/chat")).await.json().await.unwrap();
+    let texts: Vec<&str> = history.as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["hello", "line 0", "line 1", "line 2", "line 3"]);
+    assert_eq!(history[0]["user"], "alice");
     let r =
         post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/move/e2e4?offeringDraw=true"), &[]).await;
     assert_eq!(r.status().as_u16(), 200);
@@ -785,4 +807,168 @@ async fn the_api_allows_any_origin_and_answers_preflights() {
     assert_eq!(r.status().as_u16(), 200, "{:?}", r.text().await);
     let page = client().get(app.url("/")).header("Origin", "https://example.org").send().await.unwrap();
     assert!(page.headers().get("access-control-allow-origin").is_none());
+}
+
+/// A fresh account upgrades itself to a BOT and plays a challenge through the BOT API: titled BOT
+/// everywhere, listed online while its event stream is open, kept out of the board API and the
+/// lobby; a human account is kept out of the BOT API, and an account with games cannot upgrade.
+#[tokio::test]
+async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", &["board:play", "challenge:read", "challenge:write", "bot:play"]).await;
+    let robo = player(&app, "robo", &["bot:play", "board:play", "challenge:read", "challenge:write"]).await;
+    let me: Value = get(&app, Some(&robo.token), "/api/account").await.json().await.unwrap();
+    assert!(me.get("title").is_none(), "{me}");
+    // The upgrade needs bot:play.
+    let plain = player(&app, "plain", &["challenge:read"]).await;
+    assert_eq!(post_form(&app, Some(&plain.token), "/api/bot/account/upgrade", &[]).await.status().as_u16(), 403);
+    let r = post_form(&app, Some(&robo.token), "/api/bot/account/upgrade", &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let me: Value = get(&app, Some(&robo.token), "/api/account").await.json().await.unwrap();
+    assert_eq!(me["title"], "BOT");
+    let again = post_form(&app, Some(&robo.token), "/api/bot/account/upgrade", &[]).await;
+    assert_eq!(again.status().as_u16(), 400);
+    assert!(again.text().await.unwrap().contains("already a BOT"));
+    let public: Value = get(&app, None, "/api/user/robo").await.json().await.unwrap();
+    assert_eq!(public["title"], "BOT");
+
+    // Each API for its own accounts.
+    let r = post_form(&app, Some(&robo.token), "/api/board/seek", &[("time", "5"), ("increment", "0")]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "not_for_bots");
+    let r = post_form(&app, Some(&alice.token), "/api/bot/game/abcdefgh/move/e2e4", &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "bot_only");
+    // Nor does a BOT seek in the lobby or start a game by the site's forms.
+    let r = robo
+        .browser
+        .post_json("/api/lobby/seek", &serde_json::json!({"sri": "robosri0001", "variant": "standard", "time": "5+0"}))
+        .await;
+    assert_eq!(r.status().as_u16(), 403);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "bot_account");
+    let r = robo
+        .browser
+        .post_json(
+            "/api/lobby/pool/join",
+            &serde_json::json!({"sri": "robosri0001", "variant": "standard", "time": "5+0"}),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 403);
+    let r = robo
+        .browser
+        .post_form(
+            "/game/new",
+            "/game/new",
+            &[("variant", "standard"), ("time", "5+0"), ("mode", "casual"), ("color", "white")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 422);
+    assert!(r.text().await.unwrap().contains("BOT account plays only through the BOT API"));
+    let r = robo
+        .browser
+        .post_form(
+            "/game/computer",
+            "/game/computer",
+            &[("variant", "standard"), ("level", "1"), ("time", "5+0"), ("color", "white")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 422);
+
+    // Online while its event stream is open.
+    let mut r_events = Ndjson::open(&app, &robo.token, "/api/stream/event").await;
+    let online = loop {
+        let text = get(&app, None, "/api/bot/online").await.text().await.unwrap();
+        if !text.trim().is_empty() {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let bots: Vec<Value> = online.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(bots.len(), 1, "{online}");
+    assert_eq!((bots[0]["username"].as_str(), bots[0]["title"].as_str()), (Some("robo"), Some("BOT")));
+
+    // Alice challenges the BOT; it accepts and plays Black through the BOT API.
+    let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let r = post_form(
+        &app,
+        Some(&alice.token),
+        "/api/challenge/robo",
+        &[("rated", "true"), ("clock.limit", "180"), ("clock.increment", "2"), ("color", "white")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let cid = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let seen = r_events.until("challenge").await;
+    assert_eq!(seen["challenge"]["destUser"]["title"], "BOT", "{seen}");
+    let r = post_form(&app, Some(&robo.token), &format!("/api/challenge/{cid}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let start = r_events.until("gameStart").await;
+    assert_eq!(start["game"]["compat"]["bot"], true);
+    let id = start["game"]["gameId"].as_str().unwrap().to_string();
+    assert_eq!(a_events.until("gameStart").await["game"]["opponent"]["title"], "BOT");
+    // The BOT's game is not on the board API, nor alice's on the BOT API.
+    let r = get(&app, Some(&robo.token), &format!("/api/board/game/stream/{id}")).await;
+    assert_eq!(r.status().as_u16(), 400);
+    let mut r_game = Ndjson::open(&app, &robo.token, &format!("/api/bot/game/stream/{id}")).await;
+    let full = r_game.next().await.unwrap();
+    assert_eq!(full["type"], "gameFull");
+    assert_eq!((full["black"]["name"].as_str(), full["black"]["title"].as_str()), (Some("robo"), Some("BOT")));
+    assert_eq!(full["white"]["title"], Value::Null);
+    let line = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    for (i, action) in line.iter().enumerate() {
+        let path = if i % 2 == 0 {
+            format!("/api/board/game/{id}/move/{action}")
+        } else {
+            format!("/api/bot/game/{id}/move/{action}")
+        };
+        let token = if i % 2 == 0 { &alice.token } else { &robo.token };
+        let r = post_form(&app, Some(token), &path, &[]).await;
+        assert_eq!(r.status().as_u16(), 200, "{action}: {}", r.text().await.unwrap());
+        let want = line[..=i].join(" ");
+        loop {
+            let s = r_game.until("gameState").await;
+            if s["moves"] == want.as_str() {
+                break;
+            }
+        }
+        if i == 1 {
+            // The BOT greets both rooms.
+            for room in ["player", "spectator"] {
+                let r = post_form(
+                    &app,
+                    Some(&robo.token),
+                    &format!("/api/bot/game/{id}/chat"),
+                    &[("room", room), ("text", "good luck")],
+                )
+                .await;
+                assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+            }
+            assert_eq!(r_game.until("chatLine").await["username"], "robo");
+        }
+    }
+    let end = loop {
+        let s = r_game.until("gameState").await;
+        if s["status"] != "started" {
+            break s;
+        }
+    };
+    assert_eq!((end["status"].as_str(), end["winner"].as_str()), (Some("mate"), Some("black")));
+    let history: Value = get(&app, Some(&robo.token), &format!("/api/bot/game/{id}/chat")).await.json().await.unwrap();
+    assert_eq!(history, serde_json::json!([{"text": "good luck", "user": "robo"}]));
+    // BOT shows on its profile and on the game's page.
+    let profile = Browser::new(&app.address).html("/@/robo").await;
+    assert!(profile.contains(r#"<span class="title""#) && profile.contains("id=\"bot-note\""), "{profile}");
+    let page = Browser::new(&app.address).html(&format!("/{id}")).await;
+    assert!(
+        page.contains(
+            r#"<span class="title" title="A program playing through the BOT API">BOT</span> <a href="/@/robo">"#
+        ),
+        "{page}"
+    );
+    // Alice has played a game now: she cannot become a BOT.
+    let r = post_form(&app, Some(&alice.token), "/api/bot/account/upgrade", &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert!(r.text().await.unwrap().contains("has played games"));
+    let me: Value = get(&app, Some(&alice.token), "/api/account").await.json().await.unwrap();
+    assert!(me.get("title").is_none());
 }

@@ -18,6 +18,11 @@ pub struct UserName(String);
 pub const USERNAME_MIN: usize = 2;
 /// Most characters of a user name.
 pub const USERNAME_MAX: usize = 20;
+/// Names no account may take, in any letter case: words of the API's routes that stand where a
+/// name does (`/api/challenge/open`, `/api/challenge/ai`), and the names the site shows for
+/// players without an account.
+pub const RESERVED_NAMES: [&str; 6] = ["ai", "open", "anonymous", "guest", "computer", "api"];
+
 /// Fewest characters of a password.
 pub const PASSWORD_MIN: usize = 8;
 /// Most characters of a password.
@@ -39,6 +44,9 @@ impl UserName {
         if let Some(bad) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
             let shown = if bad.is_whitespace() { "a space".to_string() } else { format!("'{bad}'") };
             return Err(format!("Use only letters A-Z, digits, '_' and '-' (not {shown})."));
+        }
+        if RESERVED_NAMES.iter().any(|r| r.eq_ignore_ascii_case(text)) {
+            return Err(format!("The name '{text}' is reserved: choose another."));
         }
         Ok(UserName(text.to_string()))
     }
@@ -159,6 +167,9 @@ mod tests {
         assert!(UserName::parse("émile").unwrap_err().contains("'é'"));
         assert!(UserName::parse("").is_err());
         assert!(UserName::parse("a.b").is_err());
+        for reserved in ["ai", "AI", "open", "Anonymous"] {
+            assert!(UserName::parse(reserved).unwrap_err().contains("reserved"), "{reserved}");
+        }
     }
 
     #[test]

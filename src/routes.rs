@@ -64,9 +64,11 @@ mod under_api {
         post "/bot/game/{id}/chat" => api::board::chat::<BotPlay>,
         get "/bot/game/{id}/chat" => api::board::chat_history::<BotPlay>,
         post "/board/seek" => api::seek::seek,
-        // Challenges: `open` before `{username}`.
+        // Challenges: `open` and `ai` before `{username}` (both are reserved as user names).
         get "/challenge" => api::challenge::list,
         post "/challenge/open" => api::challenge::open,
+        post "/challenge/ai" => api::challenge::ai,
+        get "/challenge/{id}/show" => api::challenge::show,
         post "/challenge/{id}/accept" => api::challenge::accept,
         post "/challenge/{id}/decline" => api::challenge::decline,
         post "/challenge/{id}/cancel" => api::challenge::cancel,

@@ -83,6 +83,53 @@ struct ChallengeBody {
     color: Option<String>,
     #[serde(default)]
     variant: Option<String>,
+    // Lichess's terms this server cannot honour yet: refused by name, never dropped.
+    #[serde(default)]
+    days: Option<Num>,
+    #[serde(default)]
+    fen: Option<String>,
+    #[serde(rename = "keepAliveStream", default)]
+    keep_alive_stream: Option<Flag>,
+    #[serde(default)]
+    rules: Option<String>,
+    #[serde(default)]
+    users: Option<String>,
+    #[serde(rename = "expiresAt", default)]
+    expires_at: Option<Num>,
+}
+
+impl ChallengeBody {
+    /// Refuses a lichess term that cannot be honoured here (an empty one counts as absent), by
+    /// name, so that a client never gets a game other than the one it asked for.
+    fn refuse_unsupported(&self) -> Result<(), ApiError> {
+        let given = |t: &Option<String>| t.as_deref().is_some_and(|t| !t.trim().is_empty());
+        let num_given = |n: &Option<Num>| match n {
+            None => false,
+            Some(Num::Int(_)) => true,
+            Some(Num::Text(t)) => !t.trim().is_empty(),
+        };
+        let refused = [
+            (
+                num_given(&self.days),
+                "days: correspondence games are not offered yet; send clock.limit and clock.increment",
+            ),
+            (
+                given(&self.fen),
+                "fen: games from a position are not offered yet; every game starts from its variant's start",
+            ),
+            (
+                flag(self.keep_alive_stream.as_ref(), "keepAliveStream")?,
+                "keepAliveStream: the challenge is answered at once; follow it on /api/stream/event",
+            ),
+            (given(&self.rules), "rules: no extra rules are offered"),
+            (given(&self.users), "users: an open challenge cannot be kept for two named players"),
+            (num_given(&self.expires_at), "expiresAt: a challenge waits 20 minutes"),
+        ];
+        match refused.into_iter().find(|(on, _)| *on) {
+            Some((_, why)) => Err(ApiError::bad_request("unsupported_term", why)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Reads `true`/`false`.
@@ -120,6 +167,7 @@ pub fn clock_of(limit: Option<i64>, increment: Option<i64>) -> Result<Option<Tim
 }
 
 fn terms(b: &ChallengeBody) -> Result<Terms, ApiError> {
+    b.refuse_unsupported()?;
     Ok(Terms {
         variant: b.variant.clone().filter(|v| !v.is_empty()).unwrap_or_else(|| "standard".into()),
         clock: clock_of(
@@ -156,6 +204,77 @@ pub(crate) async fn open(
     let t = terms(&parse_body(&req, &body)?)?;
     let c = challenge::create(&state.lobby_ctx(), user.id, None, &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
+}
+
+/// The body of `POST /api/challenge/ai`: lichess's terms and the computer's `level`.
+#[derive(Debug, Deserialize)]
+struct AiBody {
+    #[serde(default)]
+    level: Option<Num>,
+    #[serde(flatten)]
+    terms: ChallengeBody,
+}
+
+/// `POST /api/challenge/ai`: a game against the site's computer at `level` 1-8 (casual, as every
+/// game against it), started at once; `201` with the game, which the caller then plays on the
+/// board API (or the BOT API) as any other.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn ai(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Bytes,
+    user: Scoped<ChallengeWrite>,
+) -> Result<HttpResponse, ApiError> {
+    let b: AiBody = parse_body(&req, &body)?;
+    let level = num(b.level.as_ref(), "level")?
+        .and_then(|n| u8::try_from(n).ok())
+        .and_then(chessgold_bot::Level::new)
+        .ok_or_else(|| ApiError::bad_request("bad_level", "level is a whole number from 1 to 8"))?;
+    let t = terms(&b.terms)?;
+    if t.rated {
+        return Err(ApiError::bad_request("invalid_challenge", "games against the computer are casual"));
+    }
+    challenge::check_terms(&t)?;
+    if !crate::bots::plays(&t.variant) {
+        return Err(ApiError::bad_request(
+            "invalid_challenge",
+            format!("the computer does not play {} yet", t.variant),
+        ));
+    }
+    let creator_color = match crate::game::parse_color(&t.color) {
+        Some(c) => c,
+        None => crate::lobby::random_color().map_err(|e| internal(&e))?,
+    };
+    let request = crate::game::CreateGame {
+        variant: t.variant.clone(),
+        clock: t.clock,
+        rated: false,
+        creator: PlayerRef::User(user.id),
+        creator_color,
+        opponent: Some(PlayerRef::Bot(level)),
+    };
+    let id = match crate::game::store::create_game(&state.pool, request, &state.game).await {
+        Ok(id) => id,
+        Err(crate::game::store::CreateError::Invalid(m)) => return Err(ApiError::bad_request("invalid_challenge", m)),
+        Err(crate::game::store::CreateError::Busy(busy)) => {
+            return Err(ApiError::bad_request(
+                "already_playing",
+                "You are playing a game with a clock: finish it before you start another one with a clock.",
+            )
+            .with_game(busy.game));
+        }
+        Err(crate::game::store::CreateError::Other(e)) => return Err(internal(&e)),
+    };
+    tracing::info!(game.id = %id, bot.level = level.number(), "computer game started by the API");
+    let players = [PlayerRef::User(user.id)];
+    if let Err(e) = crate::lobby::players_started(&state.lobby_ctx(), &players).await {
+        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
+    }
+    let live = crate::game::store::load(&state.pool, &id)
+        .await
+        .map_err(|e| internal(&e))?
+        .ok_or_else(|| internal(&anyhow::anyhow!("game {id} vanished")))?;
+    Ok(HttpResponse::Created().json(lichess::ai_game(&live, creator_color)))
 }
 
 /// `POST /api/challenge/{id}/accept`.
@@ -198,6 +317,26 @@ pub(crate) async fn cancel(
 ) -> Result<HttpResponse, ApiError> {
     challenge::cancel(&state.lobby_ctx(), &path, user.id).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
+}
+
+/// `GET /api/challenge/{id}/show`: one challenge, in any state, to its two accounts (an open
+/// challenge to anyone with a token: its link is shared).
+#[tracing::instrument(skip_all, fields(challenge.id = %path))]
+pub(crate) async fn show(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    user: Scoped<ChallengeRead>,
+) -> Result<HttpResponse, ApiError> {
+    let not_found = || lichess::not_found("No such challenge");
+    if crate::game::GameId::parse(&path).is_none() {
+        return Err(not_found());
+    }
+    let c = db::challenges::find(&state.pool, &path).await.map_err(|e| internal(&e))?.ok_or_else(not_found)?;
+    if c.challenger_id != user.id && c.dest_id.is_some_and(|d| d != user.id) {
+        return Err(not_found());
+    }
+    Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
 
 /// `GET /api/challenge`: pending challenges, `{"in": [...], "out": [...]}`.

@@ -35,24 +35,62 @@ pub fn not_found(message: &str) -> ApiError {
     ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "not_found", message)
 }
 
-/// Reads a POST body sent as JSON (`Content-Type: application/json`) or as a form (anything
-/// else, lichess's default); an empty body is an empty form.
+/// Reads a POST body sent as JSON (`Content-Type: application/json`), as `multipart/form-data`
+/// (text fields) or as a form (anything else, lichess's default); an empty body is an empty
+/// form.
 ///
 /// # Errors
 /// 400 when the body does not fit `T`.
 pub fn parse_body<T: DeserializeOwned>(req: &HttpRequest, body: &web::Bytes) -> Result<T, ApiError> {
-    let json = req
-        .headers()
-        .get(actix_web::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("application/json"));
-    if json && !body.is_empty() {
+    let content_type =
+        req.headers().get(actix_web::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let kind = content_type.to_ascii_lowercase();
+    let json = kind.starts_with("application/json");
+    if kind.starts_with("multipart/form-data") && !body.is_empty() {
+        let fields = multipart_fields(content_type, body)?;
+        serde_json::from_value(Value::Object(fields))
+            .map_err(|e| ApiError::bad_request("bad_form", format!("the body is not valid: {e}")))
+    } else if json && !body.is_empty() {
         serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request("bad_json", format!("the body is not valid: {e}")))
     } else {
         serde_urlencoded::from_bytes(body)
             .map_err(|e| ApiError::bad_request("bad_form", format!("the body is not valid: {e}")))
     }
+}
+
+/// The text fields of a `multipart/form-data` body (RFC 7578), by name, with the boundary of
+/// `content_type`.
+fn multipart_fields(content_type: &str, body: &[u8]) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let bad = |why: &str| ApiError::bad_request("bad_form", format!("the multipart body is not valid: {why}"));
+    let text = std::str::from_utf8(body).map_err(|_| bad("only text fields are read"))?;
+    let boundary = content_type
+        .split(';')
+        .map(str::trim)
+        .find_map(|p| p.split_once('=').filter(|(k, _)| k.eq_ignore_ascii_case("boundary")).map(|(_, v)| v))
+        .map(|b| b.trim_matches('"'))
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| bad("no boundary in the content type"))?;
+    let delimiter = format!("--{boundary}");
+    let starts: Vec<usize> = text.match_indices(&delimiter).map(|(i, _)| i).collect();
+    if starts.is_empty() {
+        return Err(bad("the boundary does not occur in the body"));
+    }
+    let mut fields = serde_json::Map::new();
+    for pair in starts.windows(2) {
+        let part = &text[pair[0] + delimiter.len()..pair[1]];
+        let part = part.strip_prefix("\r\n").unwrap_or(part);
+        let (head, value) = part.split_once("\r\n\r\n").ok_or_else(|| bad("a part has no blank line"))?;
+        let value = value.strip_suffix("\r\n").unwrap_or(value);
+        let name = head
+            .split("\r\n")
+            .find(|l| l.to_ascii_lowercase().starts_with("content-disposition:"))
+            .and_then(|l| l.split(';').map(str::trim).find_map(|p| p.strip_prefix("name=")))
+            .map(|n| n.trim_matches('"').to_string())
+            .ok_or_else(|| bad("a part has no name"))?;
+        fields.insert(name, Value::String(value.to_string()));
+    }
+    Ok(fields)
 }
 
 /// An NDJSON response fed by a channel of lines (each already ending with `\n`).
@@ -205,6 +243,26 @@ pub fn game_full(live: &Game, now: OffsetDateTime) -> Value {
     })
 }
 
+/// A game just started against the computer, as lichess answers `POST /api/challenge/ai`, for
+/// the player of `color`.
+pub fn ai_game(live: &Game, color: Color) -> Value {
+    let player_id = live.seats[color.index()].as_ref().map_or(String::new(), |s| s.player_id.clone());
+    json!({
+        "id": live.id.as_str(),
+        "fullId": format!("{}{player_id}", live.id),
+        "variant": variant_json(live.info),
+        "speed": Speed::of(live.clock).key(),
+        "perf": live.info.id,
+        "rated": false,
+        "fen": live.snapshot().fen,
+        "turns": live.actions.len(),
+        "source": "ai",
+        "status": {"id": live.status.id(), "name": status_name(live.status)},
+        "createdAt": ms(live.created_at),
+        "player": color.name(),
+    })
+}
+
 /// The `game` object of `gameStart` / `gameFinish` events, seen from `color`.
 pub fn event_game(live: &Game, color: Color, now: OffsetDateTime) -> Value {
     let snapshot = live.snapshot();
@@ -264,5 +322,21 @@ mod tests {
     fn statuses_follow_lichess() {
         assert_eq!(status_name(Status::NoStart), "noStart");
         assert_eq!(status_name_of_id(31), "resign");
+    }
+
+    #[test]
+    fn multipart_text_fields_are_read_and_bad_ones_refused() {
+        let ct = "multipart/form-data; Boundary=XyZzY";
+        let body = "--XyZzY\r\nContent-Disposition: form-data; name=\"rated\"\r\n\r\ntrue\r\n\
+                    --XyZzY\r\ncontent-disposition: form-data; name=\"clock.limit\"\r\n\r\n300\r\n--XyZzY--\r\n";
+        let fields = multipart_fields(ct, body.as_bytes()).unwrap();
+        assert_eq!(fields["rated"], "true");
+        assert_eq!(fields["clock.limit"], "300");
+        assert_eq!(fields.len(), 2);
+        assert!(multipart_fields("multipart/form-data", body.as_bytes()).is_err(), "no boundary");
+        assert!(multipart_fields("multipart/form-data; boundary=xyzzy", body.as_bytes()).is_err(), "case matters");
+        let nameless = "--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--";
+        assert!(multipart_fields("multipart/form-data; boundary=b", nameless.as_bytes()).is_err());
+        assert!(multipart_fields(ct, &[0xff, 0xfe]).is_err());
     }
 }

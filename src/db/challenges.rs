@@ -40,6 +40,8 @@ pub struct ChallengeRow {
     pub rated: bool,
     /// The challenger's colour: `white`, `black`, `random`.
     pub color: String,
+    /// The challenger's colour as drawn at creation (`None` for challenges made before it was).
+    pub final_color: Option<String>,
     /// `created`, `accepted`, `declined`, `canceled`.
     pub status: String,
     /// Why it was declined (a lichess reason key).
@@ -69,6 +71,8 @@ pub struct NewChallenge {
     pub rated: bool,
     /// `white`, `black`, `random`.
     pub color: String,
+    /// The challenger's colour, drawn when `color` is `random`.
+    pub final_color: String,
     /// Lapses then.
     pub expires_at: OffsetDateTime,
 }
@@ -80,8 +84,9 @@ pub struct NewChallenge {
 #[tracing::instrument(skip(db, c), fields(challenge.id = %c.id))]
 pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result<()> {
     sqlx::query!(
-        r#"INSERT INTO challenges (id, challenger_id, dest_id, variant, clock_limit, clock_increment, rated, color, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
+        r#"INSERT INTO challenges (id, challenger_id, dest_id, variant, clock_limit, clock_increment, rated, color,
+                                   final_color, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"#,
         c.id,
         c.challenger_id,
         c.dest_id,
@@ -90,6 +95,7 @@ pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result
         c.clock_increment,
         c.rated,
         c.color,
+        c.final_color,
         c.expires_at
     )
     .execute(db)
@@ -110,7 +116,7 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ch
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
-                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
@@ -170,7 +176,7 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
-                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.status, c.decline_reason,
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant

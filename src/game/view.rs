@@ -795,8 +795,8 @@ mod tests {
             "clock": {"limit": 6000, "increment": 0},
             "status": {"id": 20, "name": "started"}, "winner": null, "reason": null,
             "players": {
-                "white": {"name": "alice", "user": true, "bot": null, "rating": 1500, "provisional": true, "rating_diff": null},
-                "black": {"name": "Anonymous", "user": false, "bot": null, "rating": null, "provisional": false, "rating_diff": null}
+                "white": {"name": "alice", "user": true, "title": null, "bot": null, "rating": 1500, "provisional": true, "rating_diff": null},
+                "black": {"name": "Anonymous", "user": false, "title": null, "bot": null, "rating": null, "provisional": false, "rating_diff": null}
             },
             "you": "black",
             "clocks": {"white": 6000, "black": 6000, "running": null, "first_move": {"color": "white", "cs": c.first_move_cs() - 500}},
@@ -909,8 +909,8 @@ mod tests {
             "status": {"id": 20, "name": "started"}, "winner": null, "reason": null,
             "seed_commitment": null, "seed": null, "salt": null,
             "players": {
-                "white": {"name": "alice", "user": true, "bot": null, "rating_before": 1500, "rating_after": null, "provisional": true},
-                "black": {"name": "Anonymous", "user": false, "bot": null, "rating_before": null, "rating_after": null, "provisional": false}
+                "white": {"name": "alice", "user": true, "title": null, "bot": null, "rating_before": 1500, "rating_after": null, "provisional": true},
+                "black": {"name": "Anonymous", "user": false, "title": null, "bot": null, "rating_before": null, "rating_after": null, "provisional": false}
             },
             "actions": [{"seq": 1, "action": "e2e4", "by": "white", "clocks": {"white": 6000, "black": 6000}}],
         });

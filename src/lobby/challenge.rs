@@ -206,6 +206,12 @@ pub async fn create(
         clock_increment: terms.clock.map(|c| c.increment),
         rated: terms.rated,
         color: terms.color.clone(),
+        final_color: match parse_color(&terms.color) {
+            Some(c) => c,
+            None => random_color()?,
+        }
+        .name()
+        .to_string(),
         expires_at: OffsetDateTime::now_utc() + time::Duration::minutes(EXPIRES_MINUTES),
     };
     db::challenges::insert(&ctx.pool, &row).await?;
@@ -256,7 +262,7 @@ pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, 
     if !db::challenges::answer(&ctx.pool, &c.id, "accepted", None).await? {
         return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
     }
-    let creator_color = match parse_color(&c.color) {
+    let creator_color = match c.final_color.as_deref().or(Some(c.color.as_str())).and_then(parse_color) {
         Some(col) => col,
         None => random_color()?,
     };
@@ -410,8 +416,9 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
             let dir = if viewer == c.challenger_id { "out" } else { "in" };
             obj.insert("direction".into(), Value::from(dir));
         }
-        if c.color != "random" {
-            obj.insert("finalColor".into(), Value::from(c.color.as_str()));
+        let drawn = c.final_color.as_deref().or((c.color != "random").then_some(c.color.as_str()));
+        if let Some(color) = drawn {
+            obj.insert("finalColor".into(), Value::from(color));
         }
         if let Some(r) = &c.decline_reason {
             obj.insert("declineReasonKey".into(), Value::from(r.as_str()));

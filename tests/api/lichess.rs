@@ -972,3 +972,175 @@ async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
     let me: Value = get(&app, Some(&alice.token), "/api/account").await.json().await.unwrap();
     assert!(me.get("title").is_none());
 }
+
+/// berserk 0.14.0 (lichess's Python client, from PyPI; `scripts/test` installs it and sets
+/// `CHESSGOLD_TEST_PYTHON`) plays a BOT game as a lichess program would:
+/// `tests/clients/berserk_bot.py` upgrades an account, finds it online, challenges it and plays
+/// the game on both APIs to mate. The stored game is the one the script saw.
+#[tokio::test]
+async fn berserk_plays_a_bot_game_as_a_lichess_program_would() {
+    let python = std::env::var("CHESSGOLD_TEST_PYTHON")
+        .expect("CHESSGOLD_TEST_PYTHON: the Python with berserk 0.14.0 that scripts/test installs");
+    let app = spawn_app().await;
+    let carl = player(&app, "carl", ALL).await;
+    let robo = player(&app, "robo", &["bot:play", "challenge:read", "challenge:write"]).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/berserk_bot.py");
+    let mut child = tokio::process::Command::new(&python)
+        .args([script, app.address.as_str(), "carl", &carl.token, "robo", &robo.token])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {python}: {e}"));
+    let (mut out, mut err) = (String::new(), String::new());
+    let (mut so, mut se) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let status = tokio::time::timeout(Duration::from_secs(180), async {
+        use tokio::io::AsyncReadExt;
+        let (a, b) = tokio::join!(so.read_to_string(&mut out), se.read_to_string(&mut err));
+        a.unwrap();
+        b.unwrap();
+        child.wait().await.unwrap()
+    })
+    .await
+    .expect("the berserk script ends");
+    assert!(status.success(), "berserk_bot.py failed:\n{out}\n{err}");
+    let id = out.lines().last().and_then(|l| l.strip_prefix("game ")).unwrap_or_else(|| panic!("{out}"));
+    let (status, winner, _) = crate::round::stored_result(&app.db_pool, id).await;
+    assert_eq!((status, winner.as_deref()), (30, Some("black")), "mate, as the script saw it");
+    assert!(
+        chessgold::db::users::is_bot(
+            &app.db_pool,
+            chessgold::db::users::find_by_name(&app.db_pool, "robo").await.unwrap().unwrap().id
+        )
+        .await
+        .unwrap()
+    );
+}
+
+/// Lichess's challenge terms: a random colour is drawn when the challenge is made (both sides see
+/// `finalColor`); `days` and `fen`, which cannot be honoured yet, are refused by name rather
+/// than dropped; the body may be multipart; one challenge can be read back; `ai` and `open` are
+/// route words, not names; and `POST /api/challenge/ai` starts a game the computer answers.
+#[tokio::test]
+async fn challenge_terms_are_honoured_or_refused_by_name() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let r =
+        post_form(&app, Some(&alice.token), "/api/challenge/bob", &[("clock.limit", "300"), ("color", "random")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    assert_eq!(c["color"], "random");
+    let drawn = c["finalColor"].as_str().unwrap().to_string();
+    assert!(drawn == "white" || drawn == "black", "{c}");
+    let cid = c["id"].as_str().unwrap().to_string();
+    let shown: Value = get(&app, Some(&bob.token), &format!("/api/challenge/{cid}/show")).await.json().await.unwrap();
+    assert_eq!((shown["id"].as_str(), shown["finalColor"].as_str()), (Some(cid.as_str()), Some(drawn.as_str())));
+    assert_eq!(shown["direction"], "in");
+    let carol = player(&app, "carol", ALL).await;
+    assert_eq!(get(&app, Some(&carol.token), &format!("/api/challenge/{cid}/show")).await.status().as_u16(), 404);
+    // The colour drawn is the colour played.
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{cid}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let live = chessgold::game::store::load(&app.db_pool, &chessgold::game::GameId::parse(&cid).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let alice_seat = if drawn == "white" { 0 } else { 1 };
+    assert_eq!(live.seats[alice_seat].as_ref().unwrap().name, "alice");
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{cid}/abort"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+
+    // Terms that cannot be honoured, by name; nothing is made.
+    let before = get(&app, Some(&alice.token), "/api/challenge").await.json::<Value>().await.unwrap()["out"].clone();
+    for (term, value) in [("days", "3"), ("fen", "8/8/8/8/8/8/8/K6k w - - 0 1"), ("keepAliveStream", "true")] {
+        let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[(term, value)]).await;
+        assert_eq!(r.status().as_u16(), 400, "{term}");
+        let e: Value = r.json().await.unwrap();
+        assert_eq!(e["code"], "unsupported_term");
+        assert!(e["error"].as_str().unwrap().starts_with(&format!("{term}:")), "{e}");
+    }
+    // JSON as berserk sends it: nulls are absent terms.
+    let r = client()
+        .post(app.url("/api/challenge/bob"))
+        .bearer_auth(&alice.token)
+        .json(&serde_json::json!({"rated": false, "clock.limit": 60, "clock.increment": 1, "days": null, "fen": null, "color": "black"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let json_made: Value = r.json().await.unwrap();
+    assert_eq!(
+        (json_made["finalColor"].as_str(), json_made["timeControl"]["increment"].as_i64()),
+        (Some("black"), Some(1))
+    );
+    // Multipart, as some clients send forms.
+    let boundary = "----chessgold7MA4YWxk";
+    let body: String = [("rated", "true"), ("clock.limit", "180"), ("clock.increment", "2")]
+        .iter()
+        .map(|(k, v)| format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"))
+        .chain([format!("--{boundary}--\r\n")])
+        .collect();
+    let r = client()
+        .post(app.url("/api/challenge/carol"))
+        .bearer_auth(&alice.token)
+        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let multi: Value = r.json().await.unwrap();
+    assert_eq!((multi["rated"].as_bool(), multi["timeControl"]["limit"].as_i64()), (Some(true), Some(180)));
+    let after = get(&app, Some(&alice.token), "/api/challenge").await.json::<Value>().await.unwrap()["out"].clone();
+    assert_eq!(
+        after.as_array().unwrap().len(),
+        before.as_array().unwrap().len() + 2,
+        "only the two good ones were made"
+    );
+
+    // Route words are not names.
+    for name in ["ai", "Open"] {
+        let b = Browser::new(&app.address);
+        let r = b.post_form("/signup", "/signup", &[("username", name), ("password", "password123")]).await;
+        assert_eq!(r.status().as_u16(), 422, "{name}");
+        assert!(r.text().await.unwrap().contains("is reserved"));
+    }
+
+    // The computer: a casual game at once, which it answers on the board stream.
+    let r = post_form(&app, Some(&carol.token), "/api/challenge/ai", &[("level", "9")]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "bad_level");
+    let r = post_form(
+        &app,
+        Some(&carol.token),
+        "/api/challenge/ai",
+        &[("level", "1"), ("color", "white"), ("rated", "true")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 400, "the computer plays casual games only");
+    let r = post_form(
+        &app,
+        Some(&carol.token),
+        "/api/challenge/ai",
+        &[("level", "1"), ("color", "white"), ("clock.limit", "300"), ("clock.increment", "3")],
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let g: Value = r.json().await.unwrap();
+    assert_eq!(
+        (g["source"].as_str(), g["player"].as_str(), g["rated"].as_bool()),
+        (Some("ai"), Some("white"), Some(false))
+    );
+    let gid = g["id"].as_str().unwrap().to_string();
+    let mut stream = Ndjson::open(&app, &carol.token, &format!("/api/board/game/stream/{gid}")).await;
+    let full = stream.next().await.unwrap();
+    assert_eq!(full["black"]["aiLevel"], 1, "{full}");
+    play(&app, &carol, &gid, "e2e4").await;
+    loop {
+        let s = stream.until("gameState").await;
+        if s["moves"].as_str().unwrap().split(' ').count() == 2 {
+            break;
+        }
+    }
+}

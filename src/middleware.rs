@@ -82,6 +82,55 @@ pub async fn check_origin(
     next.call(req).await.map(ServiceResponse::map_into_left_body)
 }
 
+/// The `code` of an API error answered by the framework rather than a handler.
+fn framework_code(status: actix_web::http::StatusCode) -> &'static str {
+    use actix_web::http::StatusCode as S;
+    match status {
+        S::PAYLOAD_TOO_LARGE => "too_large",
+        S::NOT_FOUND => "not_found",
+        S::METHOD_NOT_ALLOWED => "method_not_allowed",
+        S::UNSUPPORTED_MEDIA_TYPE => "bad_content_type",
+        S::URI_TOO_LONG => "too_long",
+        s if s.is_server_error() => "unavailable",
+        _ => "bad_request",
+    }
+}
+
+/// Middleware: every error under `/api/` is lichess's JSON (`{"error": "...", "code": ...}`),
+/// also those the framework answers before a handler runs (a body over its size limit, a path
+/// that does not parse, a method the route does not take), which come as text. The status and
+/// the other headers stay.
+pub async fn api_errors_json(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let api = req.path().starts_with("/api/");
+    let resp = next.call(req).await?;
+    let status = resp.status();
+    let json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("application/json"));
+    if !api || !(status.is_client_error() || status.is_server_error()) || json {
+        return Ok(resp.map_into_left_body());
+    }
+    let (req, res) = resp.into_parts();
+    let headers = res.headers().clone();
+    let text = match actix_web::body::to_bytes(res.into_body()).await {
+        Ok(b) => String::from_utf8_lossy(&b).trim().chars().take(300).collect::<String>(),
+        Err(_) => String::new(),
+    };
+    let message = if text.is_empty() { status.canonical_reason().unwrap_or("error").to_string() } else { text };
+    let mut answer = actix_web::ResponseError::error_response(&ApiError::new(status, framework_code(status), message));
+    for (name, value) in &headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH && !answer.headers().contains_key(name) {
+            answer.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    Ok(ServiceResponse::new(req, answer).map_into_right_body())
+}
+
 /// The methods a cross-origin page may use on the API (lichess's list).
 const CORS_METHODS: &str = "OPTIONS, GET, POST, PUT, DELETE";
 /// The request headers it may send.

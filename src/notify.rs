@@ -144,6 +144,14 @@ pub enum UserMsg {
         /// The sessions' public ids.
         sessions: Vec<Uuid>,
     },
+    /// An event stream was opened with this token: the token's other event streams close, as
+    /// on lichess (one event stream per token).
+    StreamOpened {
+        /// The token's id.
+        token: Uuid,
+        /// The new stream's id.
+        stream: Uuid,
+    },
     /// News may have been missed (to every listener of this instance, never sent on the
     /// broker): catch up from the database.
     Resync,

@@ -297,6 +297,8 @@ fn run(
             .wrap(from_fn(metrics::track))
             .wrap(from_fn(middleware::request_id_header))
             .wrap(from_fn(assets::scope))
+            // Inside the compression, so that it reads the error bodies as they were written.
+            .wrap(from_fn(middleware::api_errors_json))
             .wrap(from_fn(compress::compress))
             // Outside the static files' scope, so they carry the headers too.
             .wrap(from_fn(middleware::security_headers))

@@ -93,6 +93,8 @@ pub struct ApiUser {
     pub session: Option<Uuid>,
     /// Whether the account is a BOT (it plays with the BOT API only).
     pub bot: bool,
+    /// The token it came with (its id); `None` for the site's session.
+    pub token: Option<Uuid>,
 }
 
 impl ApiUser {
@@ -142,6 +144,7 @@ pub async fn caller(req: &HttpRequest, state: &AppState, session: &Session) -> R
                 scopes: Some(owner.scopes),
                 session: None,
                 bot: owner.bot,
+                token: Some(owner.token_id),
             }
         }
         None => match crate::auth::current_user(session) {
@@ -150,7 +153,14 @@ pub async fn caller(req: &HttpRequest, state: &AppState, session: &Session) -> R
                 let bot = db::users::is_bot(&state.pool, u.id)
                     .await
                     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "unavailable", format!("{e:#}")))?;
-                ApiUser { id: u.id, name: u.name, scopes: None, session: crate::auth::current_session_id(session), bot }
+                ApiUser {
+                    id: u.id,
+                    name: u.name,
+                    scopes: None,
+                    session: crate::auth::current_session_id(session),
+                    bot,
+                    token: None,
+                }
             }
             None => {
                 crate::auth::rate_limit::limit_ip(req, state)?;

@@ -38,9 +38,34 @@ pub async fn stream(
     let base = lichess::base_url(&req);
     let mut sent = Sent::default();
     let first = sent.catch_up(&state, user.id, &base).await.map_err(|e| internal(&e))?;
+    // One event stream per token, as on lichess: this one closes the token's others, on every
+    // instance (they hear it on the broker; this stream skips its own notice).
+    let me = Opened { token: user.token, stream: Uuid::now_v7() };
+    if let Some(token) = me.token {
+        notify::send(state.broker.as_ref(), user.id, &UserMsg::StreamOpened { token, stream: me.stream }).await;
+    }
     let (tx, rx) = mpsc::channel::<String>(256);
-    tokio::spawn(follow(state.into_inner(), (user.id, user.session, user.bot), base, first, sent, sub, tx));
+    let who = Who { user: user.id, session: user.session, bot: user.bot, opened: me };
+    tokio::spawn(follow(state.into_inner(), who, base, first, sent, sub, tx));
     Ok(ndjson(rx))
+}
+
+/// A stream's token and its own id (for [`UserMsg::StreamOpened`]).
+#[derive(Debug, Clone, Copy)]
+struct Opened {
+    token: Option<Uuid>,
+    stream: Uuid,
+}
+
+/// Whose stream it is.
+#[derive(Debug, Clone, Copy)]
+struct Who {
+    user: Uuid,
+    /// The site's session it was opened with (it ends when that session does).
+    session: Option<Uuid>,
+    /// A BOT account: the stream shows it online.
+    bot: bool,
+    opened: Opened,
 }
 
 /// What a stream has told its client: the games started and not finished, the challenges that
@@ -106,14 +131,14 @@ impl Sent {
             UserMsg::ChallengeCanceled { id } | UserMsg::ChallengeDeclined { id } => {
                 self.challenges.remove(id);
             }
-            UserMsg::AccountClosed | UserMsg::Resync | UserMsg::SignedOut { .. } => {}
+            UserMsg::AccountClosed | UserMsg::Resync | UserMsg::SignedOut { .. } | UserMsg::StreamOpened { .. } => {}
         }
     }
 }
 
 async fn follow(
     state: Arc<AppState>,
-    (user, session, bot): (Uuid, Option<Uuid>, bool),
+    Who { user, session, bot, opened }: Who,
     base: String,
     first: Vec<Value>,
     mut sent: Sent,
@@ -142,6 +167,9 @@ async fn follow(
                 // ended (a token's stream goes on): the stream ends.
                 if msg == UserMsg::AccountClosed { break }
                 if let UserMsg::SignedOut { sessions } = &msg && session.is_some_and(|s| sessions.contains(&s)) { break }
+                // Another stream opened with the same token.
+                if let UserMsg::StreamOpened { token, stream } = &msg
+                    && opened.token == Some(*token) && opened.stream != *stream { break }
                 let lines = if msg == UserMsg::Resync {
                     match sent.catch_up(&state, user, &base).await {
                         Ok(lines) => lines,
@@ -178,7 +206,7 @@ async fn render(state: &AppState, user: Uuid, base: &str, msg: &UserMsg) -> Opti
         UserMsg::Challenge { id } => challenge_event(state, user, base, "challenge", id).await,
         UserMsg::ChallengeCanceled { id } => challenge_event(state, user, base, "challengeCanceled", id).await,
         UserMsg::ChallengeDeclined { id } => challenge_event(state, user, base, "challengeDeclined", id).await,
-        UserMsg::AccountClosed | UserMsg::Resync | UserMsg::SignedOut { .. } => None,
+        UserMsg::AccountClosed | UserMsg::Resync | UserMsg::SignedOut { .. } | UserMsg::StreamOpened { .. } => None,
     }
 }
 

@@ -174,8 +174,11 @@ pub async fn export(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    let not_found =
-        || HttpResponse::build(StatusCode::NOT_FOUND).content_type("text/plain; charset=utf-8").body("no such game\n");
+    // Lichess's JSON error, whatever format was asked for: a client reads the status first.
+    let not_found = || {
+        HttpResponse::build(StatusCode::NOT_FOUND)
+            .json(serde_json::json!({"error": "No such game", "code": "not_found"}))
+    };
     let Some(id) = GameId::parse(&path) else { return Ok(not_found()) };
     let Some(live) = store::load(&state.pool, &id).await? else { return Ok(not_found()) };
     let wants_json = req

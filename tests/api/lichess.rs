@@ -510,6 +510,51 @@ async fn bad_requests_get_the_right_4xx() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 200);
+    // Errors the framework answers are lichess's JSON too: a body over the size limit, an
+    // export of no game, a route that does not exist; the status stays and CORS is there.
+    let big = "x".repeat(300 * 1024);
+    let r = client()
+        .post(app.url(&format!("/api/board/game/{id}/chat")))
+        .bearer_auth(&alice.token)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    assert_eq!(r.headers().get("access-control-allow-origin").unwrap(), "*");
+    assert!(r.headers().contains_key("x-request-id"));
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["code"], "too_large", "{e}");
+    assert!(e["error"].as_str().is_some_and(|t| !t.is_empty()));
+    for path in ["/game/export/zzzzzzzz", "/api/no/such/thing", "/game/export/short"] {
+        let r = get(&app, None, path).await;
+        assert_eq!(r.status().as_u16(), 404, "{path}");
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "not_found", "{path}");
+    }
+}
+
+/// One event stream per token, as on lichess: opening a second one with the same token ends the
+/// first; a stream of another token of the same account stays open.
+#[tokio::test]
+async fn a_second_event_stream_of_a_token_closes_the_first() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let user = chessgold::db::users::find_by_name(&app.db_pool, "alice").await.unwrap().unwrap();
+    let (other, hash) = chessgold::api::auth::new_token().unwrap();
+    chessgold::db::tokens::insert(&app.db_pool, user.id, "second", &["challenge:read".to_string()], &hash)
+        .await
+        .unwrap();
+    let mut first = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    let mut elsewhere = Ndjson::open(&app, &other, "/api/stream/event").await;
+    let mut second = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
+    assert!(first.next().await.is_none(), "the first stream of the token ends");
+    // The others go on: a challenge reaches both.
+    let bob = player(&app, "bob", ALL).await;
+    let r = post_form(&app, Some(&bob.token), "/api/challenge/alice", &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(second.until("challenge").await["challenge"]["challenger"]["name"], "bob");
+    assert_eq!(elsewhere.until("challenge").await["challenge"]["challenger"]["name"], "bob");
 }
 
 #[tokio::test]

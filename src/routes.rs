@@ -80,6 +80,12 @@ mod under_api {
         get "/account" => api::users::account,
         get "/account/playing" => api::users::playing,
         get "/user/{username}" => api::users::user,
+        get "/user/{username}/rating-history" => api::users::rating_history,
+        get "/user/{username}/current-game" => api::users::current_game,
+        get "/users/status" => api::users::status,
+        post "/users" => api::users::many,
+        get "/crosstable/{user1}/{user2}" => api::users::crosstable,
+        get "/player/autocomplete" => api::users::autocomplete,
         get "/games/user/{username}" => api::users::games,
         get "/stream/event" => api::events::stream,
         // Blocks (lichess's relations API).

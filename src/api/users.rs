@@ -135,3 +135,176 @@ pub(crate) async fn games(
     }
     Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))
 }
+
+/// Most accounts one `GET /api/users/status` or `POST /api/users` reads.
+const MAX_IDS: usize = 300;
+
+/// The comma-separated names of a query or body, refused past `max`.
+fn names_of(text: &str, max: usize) -> Result<Vec<String>, ApiError> {
+    let names: Vec<String> = text.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string).collect();
+    if names.is_empty() {
+        return Err(ApiError::bad_request("bad_ids", "give account names separated by commas"));
+    }
+    if names.len() > max {
+        return Err(ApiError::bad_request("bad_ids", format!("at most {max} names at a time")));
+    }
+    Ok(names)
+}
+
+/// The query of `GET /api/users/status`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct StatusQuery {
+    /// Names, comma separated.
+    ids: String,
+}
+
+/// `GET /api/users/status?ids=a,b`: whether each account is online (seen in the last minutes:
+/// a page, a token, a BOT's event stream) and playing, in the order asked; unknown names are
+/// left out. `[{"id","name","online","playing"}]`, with `title` for a BOT.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn status(
+    state: web::Data<AppState>,
+    query: web::Query<StatusQuery>,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let names = names_of(&query.ids, MAX_IDS)?;
+    let rows = db::users::status_of(&state.pool, &names).await.map_err(|e| internal(&e))?;
+    let out: Vec<Value> = rows
+        .into_iter()
+        .map(|r| {
+            let mut v = json!({"id": r.username.to_lowercase(), "name": r.username, "online": r.online,
+                               "playing": r.playing});
+            if r.bot
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert("title".into(), Value::from(crate::domain::BOT_TITLE));
+            }
+            v
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// `POST /api/users` with names separated by commas as the body: their public data, as
+/// `GET /api/user/{username}` gives it, in the order asked (unknown names left out).
+#[tracing::instrument(skip_all)]
+pub(crate) async fn many(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Bytes,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("bad_ids", "the body is text"))?;
+    let names = names_of(text, MAX_IDS)?;
+    let mut out = Vec::new();
+    for (id, name, bot) in db::users::find_many(&state.pool, &names).await.map_err(|e| internal(&e))? {
+        out.push(user_json(&state, &req, id, &name, bot).await?);
+    }
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// `GET /api/user/{username}/rating-history`: for every variant, its rating after each rated
+/// game, as lichess's `[{"name", "points": [[year, month (0-11), day, rating], ...]}]`.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn rating_history(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let u = find_user(&state, &path).await?;
+    let points = db::profiles::rating_history(&state.pool, u.id).await.map_err(|e| internal(&e))?;
+    let out: Vec<Value> = chessgold_engine::registry::variants()
+        .iter()
+        .map(|info| {
+            let pts: Vec<Value> = points
+                .iter()
+                .filter(|p| p.variant == info.id)
+                .map(|p| json!([p.at.year(), u8::from(p.at.month()) - 1, p.at.day(), p.rating]))
+                .collect();
+            json!({"name": info.name, "points": pts})
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// `GET /api/user/{username}/current-game`: the account's game being played (the most recent,
+/// when several), else its last game, as `GET /api/games/user` writes games; `404` without any.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn current_game(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let u = find_user(&state, &path).await?;
+    let ongoing = db::games::ongoing_of_user(&state.pool, u.id).await.map_err(|e| internal(&e))?;
+    let id = match ongoing.last() {
+        Some(id) => Some(id.clone()),
+        None => {
+            db::profiles::games(&state.pool, u.id, 1, 0).await.map_err(|e| internal(&e))?.first().map(|g| g.id.clone())
+        }
+    };
+    let live = match id.as_deref().and_then(GameId::parse) {
+        Some(id) => store::load(&state.pool, &id).await.map_err(|e| internal(&e))?,
+        None => None,
+    };
+    let live = live.ok_or_else(|| not_found("No current game"))?;
+    Ok(HttpResponse::Ok().json(crate::game::view::game_json(&live)))
+}
+
+/// `GET /api/crosstable/{user1}/{user2}`: the two accounts' points against each other (a win
+/// 1, a draw ½) and their games with a result, as lichess's `{"users": {...}, "nbGames"}`.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn crosstable(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let (a, b) = path.into_inner();
+    let (a, b) = (find_user(&state, &a).await?, find_user(&state, &b).await?);
+    let (pa, pb, games) = db::profiles::crosstable(&state.pool, a.id, b.id).await.map_err(|e| internal(&e))?;
+    let points = |x2: i64| if x2 % 2 == 0 { Value::from(x2 / 2) } else { Value::from(x2 as f64 / 2.0) };
+    let mut users = Map::new();
+    users.insert(a.username.to_lowercase(), points(pa));
+    users.insert(b.username.to_lowercase(), points(pb));
+    Ok(HttpResponse::Ok().json(json!({"users": users, "nbGames": games})))
+}
+
+/// The query of `GET /api/player/autocomplete`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct AutocompleteQuery {
+    /// The start of the name.
+    term: String,
+    /// `true`: objects (`{"result": [{"id", "name"}]}`) rather than names.
+    #[serde(default)]
+    object: Option<String>,
+}
+
+/// Most names `GET /api/player/autocomplete` proposes.
+const MAX_COMPLETIONS: i64 = 12;
+
+/// `GET /api/player/autocomplete?term=al[&object=true]`: accounts whose name starts so.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn autocomplete(
+    state: web::Data<AppState>,
+    query: web::Query<AutocompleteQuery>,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let term = query.term.trim();
+    if term.chars().count() < crate::domain::USERNAME_MIN || term.chars().count() > crate::domain::USERNAME_MAX {
+        return Err(ApiError::bad_request(
+            "bad_term",
+            format!("term has {} to {} characters", crate::domain::USERNAME_MIN, crate::domain::USERNAME_MAX),
+        ));
+    }
+    let found = db::users::autocomplete(&state.pool, term, MAX_COMPLETIONS).await.map_err(|e| internal(&e))?;
+    if query.object.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("true") || o == "1") {
+        let result: Vec<Value> = found
+            .iter()
+            .map(|(name, bot)| {
+                json!({"id": name.to_lowercase(), "name": name, "title": bot.then_some(crate::domain::BOT_TITLE)})
+            })
+            .collect();
+        return Ok(HttpResponse::Ok().json(json!({"result": result})));
+    }
+    Ok(HttpResponse::Ok().json(found.into_iter().map(|(n, _)| n).collect::<Vec<_>>()))
+}

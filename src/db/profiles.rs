@@ -224,3 +224,26 @@ pub async fn leaders(
     .await
     .context("reading a leaderboard")
 }
+
+/// The results between two accounts: (`a`'s points x 2, `b`'s points x 2, games), over their
+/// games with a result (a win 2, a draw 1 each: halves stay whole).
+///
+/// # Errors
+/// Database failures.
+pub async fn crosstable(db: impl PgExecutor<'_>, a: Uuid, b: Uuid) -> anyhow::Result<(i64, i64, i64)> {
+    let r = sqlx::query!(
+        r#"SELECT
+            coalesce(sum(CASE WHEN g.winner = pa.color THEN 2 WHEN g.winner IS NULL THEN 1 ELSE 0 END), 0) AS "a!",
+            coalesce(sum(CASE WHEN g.winner = pb.color THEN 2 WHEN g.winner IS NULL THEN 1 ELSE 0 END), 0) AS "b!",
+            count(*) AS "games!"
+         FROM games g JOIN game_players pa ON pa.game_id = g.id AND pa.user_id = $1
+         JOIN game_players pb ON pb.game_id = g.id AND pb.user_id = $2
+         WHERE g.status NOT IN (10, 20, 25, 37)"#,
+        a,
+        b
+    )
+    .fetch_one(db)
+    .await
+    .context("reading a crosstable")?;
+    Ok((r.a, r.b, r.games))
+}

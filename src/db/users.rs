@@ -209,3 +209,92 @@ pub async fn bots_online(db: impl PgExecutor<'_>, within_secs: i32, max: i64) ->
     .context("listing the BOTs online")?;
     Ok(rows.into_iter().map(|r| (r.id, r.username)).collect())
 }
+
+/// What `GET /api/users/status` says of an account.
+#[derive(Debug, Clone)]
+pub struct StatusRow {
+    /// Name as stored.
+    pub username: String,
+    /// A BOT account.
+    pub bot: bool,
+    /// Seen within [`ONLINE_MINUTES`]: a page (its session), a token's request, a BOT's open
+    /// event stream.
+    pub online: bool,
+    /// In a game being played.
+    pub playing: bool,
+}
+
+/// How recently an account must have been seen to count as online.
+pub const ONLINE_MINUTES: i32 = 5;
+
+/// The status of the open accounts among `names` (any letter case; unknown names are left out),
+/// in the order of `names`.
+///
+/// # Errors
+/// Database failures.
+pub async fn status_of(db: impl PgExecutor<'_>, names: &[String]) -> anyhow::Result<Vec<StatusRow>> {
+    let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+    sqlx::query_as!(
+        StatusRow,
+        r#"SELECT u.username, u.bot,
+              (EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id
+                         AND s.last_seen_at > now() - make_interval(mins => $2))
+               OR EXISTS (SELECT 1 FROM api_tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL
+                            AND t.last_used_at > now() - make_interval(mins => $2))
+               OR (u.bot AND u.bot_seen_at > now() - make_interval(mins => $2))) AS "online!",
+              EXISTS (SELECT 1 FROM game_players p JOIN games g ON g.id = p.game_id
+                      WHERE p.user_id = u.id AND g.status = 20) AS "playing!"
+           FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i)
+           JOIN users u ON lower(u.username) = n.name
+           WHERE NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'
+                             AND s.lifted_at IS NULL)
+           ORDER BY n.i"#,
+        &lower,
+        ONLINE_MINUTES
+    )
+    .fetch_all(db)
+    .await
+    .context("reading accounts' status")
+}
+
+/// The open accounts among `names` (any letter case), in their order: (id, name, bot).
+///
+/// # Errors
+/// Database failures.
+pub async fn find_many(db: impl PgExecutor<'_>, names: &[String]) -> anyhow::Result<Vec<(Uuid, String, bool)>> {
+    let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+    let rows = sqlx::query!(
+        r#"SELECT u.id, u.username, u.bot FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i)
+           JOIN users u ON lower(u.username) = n.name
+           WHERE NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'
+                             AND s.lifted_at IS NULL)
+           ORDER BY n.i"#,
+        &lower
+    )
+    .fetch_all(db)
+    .await
+    .context("reading accounts by name")?;
+    Ok(rows.into_iter().map(|r| (r.id, r.username, r.bot)).collect())
+}
+
+/// Up to `limit` open accounts whose name starts with `prefix` (any letter case), shortest and
+/// then alphabetical first: (name, bot).
+///
+/// # Errors
+/// Database failures.
+pub async fn autocomplete(db: impl PgExecutor<'_>, prefix: &str, limit: i64) -> anyhow::Result<Vec<(String, bool)>> {
+    // `_` and `-` are name characters; LIKE's own wildcards are escaped.
+    let pattern = format!("{}%", prefix.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    let rows = sqlx::query!(
+        r#"SELECT u.username, u.bot FROM users u WHERE lower(u.username) LIKE $1
+             AND NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'
+                             AND s.lifted_at IS NULL)
+           ORDER BY length(u.username), lower(u.username) LIMIT $2"#,
+        pattern,
+        limit
+    )
+    .fetch_all(db)
+    .await
+    .context("completing a name")?;
+    Ok(rows.into_iter().map(|r| (r.username, r.bot)).collect())
+}

@@ -144,6 +144,15 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
     let id = challenge_accepted(&app, &alice, &bob, &mut a_events, &mut b_events).await;
 
+    // Both are online (their tokens were just used) and playing; unknown names are left out.
+    let st: Value = get(&app, None, "/api/users/status?ids=bob,nobody,Alice").await.json().await.unwrap();
+    assert_eq!(
+        st,
+        serde_json::json!([{"id": "bob", "name": "bob", "online": true, "playing": true},
+                           {"id": "alice", "name": "alice", "online": true, "playing": true}])
+    );
+    let current: Value = get(&app, None, "/api/user/alice/current-game").await.json().await.unwrap();
+    assert_eq!(current["id"], id.as_str());
     let mut a_game = Ndjson::open(&app, &alice.token, &format!("/api/board/game/stream/{id}")).await;
     let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
     for s in [&mut a_game, &mut b_game] {
@@ -219,6 +228,46 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     let r =
         client().get(app.url(&format!("/game/export/{id}"))).header("Accept", "application/json").send().await.unwrap();
     assert_eq!(r.json::<Value>().await.unwrap()["moves"], "f2f3 e7e5 g2g4 d8h4");
+    // The users endpoints after the game.
+    let st: Value = get(&app, None, "/api/users/status?ids=alice").await.json().await.unwrap();
+    assert_eq!(st[0]["playing"], false);
+    assert_eq!(get(&app, None, "/api/users/status?ids=").await.status().as_u16(), 400);
+    let r = client().post(app.url("/api/users")).body("bob,nobody,alice").send().await.unwrap();
+    let many: Value = r.json().await.unwrap();
+    let names: Vec<&str> = many.as_array().unwrap().iter().map(|u| u["username"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bob", "alice"]);
+    assert_eq!(many[0]["perfs"]["standard"]["games"], 1);
+    let history: Value = get(&app, None, "/api/user/bob/rating-history").await.json().await.unwrap();
+    let standard = history.as_array().unwrap().iter().find(|h| h["name"] == "Standard").unwrap();
+    let point = standard["points"].as_array().unwrap();
+    assert_eq!(point.len(), 1);
+    let today = time::OffsetDateTime::now_utc();
+    let (y, m, d) = (point[0][0].as_i64().unwrap(), point[0][1].as_i64().unwrap(), point[0][2].as_i64().unwrap());
+    assert!((today - time::Duration::days(1)).year() <= y as i32 && y as i32 <= today.year());
+    assert!((0..12).contains(&m) && (1..=31).contains(&d));
+    assert_eq!(point[0][3], u["perfs"]["standard"]["rating"]);
+    assert!(
+        history
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["name"] != "Standard")
+            .all(|h| h["points"] == serde_json::json!([]))
+    );
+    let cross: Value = get(&app, None, "/api/crosstable/alice/Bob").await.json().await.unwrap();
+    assert_eq!(cross, serde_json::json!({"users": {"alice": 0, "bob": 1}, "nbGames": 1}));
+    let current: Value = get(&app, None, "/api/user/alice/current-game").await.json().await.unwrap();
+    assert_eq!((current["id"].as_str(), current["status"].as_str()), (Some(id.as_str()), Some("mate")));
+    assert_eq!(get(&app, None, "/api/user/alice/current-game").await.status().as_u16(), 200);
+    let names: Value = get(&app, None, "/api/player/autocomplete?term=AL").await.json().await.unwrap();
+    assert_eq!(names, serde_json::json!(["alice"]));
+    let objects: Value = get(&app, None, "/api/player/autocomplete?term=bo&object=true").await.json().await.unwrap();
+    assert_eq!(objects, serde_json::json!({"result": [{"id": "bob", "name": "bob", "title": null}]}));
+    assert_eq!(get(&app, None, "/api/player/autocomplete?term=a").await.status().as_u16(), 400);
+    assert_eq!(
+        get(&app, None, "/api/player/autocomplete?term=a_").await.json::<Value>().await.unwrap(),
+        serde_json::json!([])
+    );
 }
 
 #[tokio::test]

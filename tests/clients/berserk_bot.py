@@ -95,4 +95,17 @@ results = sorted([ends.get(timeout=WAIT), ends.get(timeout=WAIT)])
 check(results == [("bot", "mate", "black"), ("person", "mate", "black")], f"both streams end in Black's mate: {results}")
 chat = human.board.get_game_chat(game_id)
 check([(c["user"], c["text"]) for c in chat] == [(BOT, "good luck")], f"the players' room holds the BOT's line: {chat}")
+
+# The accounts after the game, as lichess programs read them.
+statuses = human.users.get_realtime_statuses(HUMAN, BOT, "nobody-here")
+check([(s["name"], s["online"], s["playing"]) for s in statuses] == [(HUMAN, True, False), (BOT, True, False)],
+      f"statuses: {statuses}")
+check([u["username"] for u in human.users.get_by_id(BOT, HUMAN)] == [BOT, HUMAN], "users by id, in order")
+history = human.users.get_rating_history(HUMAN)
+check(all(h["points"] == [] for h in history), "no rating history after a casual game")
+check(human.users.get_crosstable(HUMAN, BOT) == {"users": {HUMAN.lower(): 0, BOT.lower(): 1}, "nbGames": 1},
+      "the crosstable counts the BOT's win")
+check(human.users.get_by_autocomplete(BOT[:3]) == [BOT], "autocomplete finds the BOT")
+found = human.users.get_by_autocomplete(BOT[:3], as_object=True)
+check([(u["name"], u["title"]) for u in found] == [(BOT, "BOT")], f"autocomplete objects: {found}")
 print(f"game {game_id}", flush=True)

@@ -87,6 +87,7 @@ mod under_api {
         get "/crosstable/{user1}/{user2}" => api::users::crosstable,
         get "/player/autocomplete" => api::users::autocomplete,
         get "/games/user/{username}" => api::users::games,
+        post "/games/export/_ids" => api::users::export_ids,
         get "/stream/event" => api::events::stream,
         // Blocks (lichess's relations API).
         post "/rel/block/{username}" => api::rel::block,

@@ -95,11 +95,16 @@ fn multipart_fields(content_type: &str, body: &[u8]) -> Result<serde_json::Map<S
 
 /// An NDJSON response fed by a channel of lines (each already ending with `\n`).
 pub fn ndjson(rx: mpsc::Receiver<String>) -> HttpResponse {
+    streamed(rx, "application/x-ndjson")
+}
+
+/// A response of `content_type` fed by a channel of texts, each sent as it comes.
+pub fn streamed(rx: mpsc::Receiver<String>, content_type: &'static str) -> HttpResponse {
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|line| (Ok::<_, actix_web::Error>(web::Bytes::from(line)), rx))
     });
     HttpResponse::Ok()
-        .content_type("application/x-ndjson")
+        .content_type(content_type)
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-cache"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(stream)
@@ -252,7 +257,7 @@ pub fn ai_game(live: &Game, color: Color) -> Value {
         "fullId": format!("{}{player_id}", live.id),
         "variant": variant_json(live.info),
         "speed": Speed::of(live.clock).key(),
-        "perf": live.info.id,
+        "perf": crate::game::perf_key(live.info.id, live.clock),
         "rated": false,
         "fen": live.snapshot().fen,
         "turns": live.actions.len(),
@@ -292,7 +297,7 @@ pub fn event_game(live: &Game, color: Color, now: OffsetDateTime) -> Value {
         "isMyTurn": live.status == Status::Started && live.engine.turn() == color,
         "lastMove": live.actions.last().map_or("", |a| a.action.as_str()),
         "opponent": opponent,
-        "perf": live.info.id,
+        "perf": crate::game::perf_key(live.info.id, live.clock),
         "rated": live.rated,
         "secondsLeft": seconds_left,
         "source": "friend",

@@ -10,13 +10,11 @@ use super::auth::{AnyToken, Caller, Scoped};
 use super::lichess::{self, internal, not_found};
 use crate::db;
 use crate::error::ApiError;
-use crate::game::{GameId, store};
+use crate::game::{GameId, TimeControl, store};
 use crate::startup::AppState;
 
 /// Rated games under which a rating is provisional.
 const PROVISIONAL_UNDER: i32 = 30;
-/// Most games `GET /api/games/user` writes.
-const MAX_GAMES: i64 = 300;
 
 /// Lichess's user object of an account (`bot`: a BOT account, titled `BOT`).
 pub(crate) async fn user_json(
@@ -34,13 +32,18 @@ pub(crate) async fn user_json(
         .ok_or_else(|| not_found("No such user"))?;
     let mut perf_map = Map::new();
     for p in perfs {
-        perf_map.insert(
-            p.variant.clone(),
-            // Elo has no deviation; lichess clients read `rd` as a number and treat a large one
-            // as provisional, so a provisional rating shows 150 and a settled one 60.
-            json!({"games": p.games, "rating": p.rating, "rd": if p.games < PROVISIONAL_UNDER { 150 } else { 60 },
-                   "prog": 0, "prov": p.games < PROVISIONAL_UNDER}),
-        );
+        // Elo has no deviation; lichess clients read `rd` as a number and treat a large one
+        // as provisional, so a provisional rating shows 150 and a settled one 60.
+        let perf = json!({"games": p.games, "rating": p.rating, "rd": if p.games < PROVISIONAL_UNDER { 150 } else { 60 },
+                          "prog": 0, "prov": p.games < PROVISIONAL_UNDER});
+        // Lichess rates standard chess per speed; the rule book keeps one Elo for it, shown
+        // under every speed's key as well (`docs/api.md`, Speeds).
+        if p.variant == "standard" {
+            for speed in crate::game::Speed::ALL {
+                perf_map.insert(speed.key().to_string(), perf.clone());
+            }
+        }
+        perf_map.insert(p.variant.clone(), perf);
     }
     let mut user = json!({
         "id": name.to_lowercase(),
@@ -109,31 +112,256 @@ pub(crate) async fn user(
     Ok(HttpResponse::Ok().json(user_json(&state, &req, u.id, &u.username, u.bot).await?))
 }
 
-#[derive(Debug, Deserialize)]
+/// The query of `GET /api/games/user/{username}` and `POST /api/games/export/_ids`: lichess's
+/// filters and output options, as text (`true`/`false`, milliseconds, names).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct GamesQuery {
-    #[serde(default)]
-    max: Option<i64>,
+    max: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    vs: Option<String>,
+    rated: Option<String>,
+    perf_type: Option<String>,
+    color: Option<String>,
+    ongoing: Option<String>,
+    finished: Option<String>,
+    sort: Option<String>,
+    moves: Option<String>,
+    tags: Option<String>,
+    clocks: Option<String>,
+    pgn_in_json: Option<String>,
 }
 
-/// `GET /api/games/user/{username}?max=N`: the account's started games as NDJSON, newest first.
+/// A `true`/`false` parameter (`True` too, as Python clients write it), `default` when absent.
+fn flag(v: Option<&str>, name: &str, default: bool) -> Result<bool, ApiError> {
+    match v.map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(t) if t.eq_ignore_ascii_case("true") || t == "1" => Ok(true),
+        Some(t) if t.eq_ignore_ascii_case("false") || t == "0" => Ok(false),
+        Some(_) => Err(ApiError::bad_request("bad_query", format!("{name} is true or false"))),
+    }
+}
+
+/// Milliseconds since the epoch.
+fn instant(v: Option<&str>, name: &str) -> Result<Option<time::OffsetDateTime>, ApiError> {
+    let Some(t) = v.map(str::trim).filter(|t| !t.is_empty()) else { return Ok(None) };
+    let bad = || ApiError::bad_request("bad_query", format!("{name} is a time in milliseconds since 1970"));
+    let ms: i64 = t.parse().map_err(|_| bad())?;
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).map(Some).map_err(|_| bad())
+}
+
+/// How the games are written.
+#[derive(Debug, Clone, Copy)]
+struct Output {
+    pgn: bool,
+    moves: bool,
+    tags: bool,
+    clocks: bool,
+    pgn_in_json: bool,
+}
+
+impl Output {
+    fn of(req: &HttpRequest, q: &GamesQuery) -> Result<Output, ApiError> {
+        let pgn = req
+            .headers()
+            .get(actix_web::http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("application/x-chess-pgn"));
+        Ok(Output {
+            pgn,
+            moves: flag(q.moves.as_deref(), "moves", true)?,
+            tags: flag(q.tags.as_deref(), "tags", true)?,
+            clocks: flag(q.clocks.as_deref(), "clocks", false)?,
+            pgn_in_json: flag(q.pgn_in_json.as_deref(), "pgnInJson", false)?,
+        })
+    }
+
+    /// One game as written: a PGN (and a blank line after it) or an NDJSON line.
+    fn write(self, live: &crate::game::model::Game, site_base: &str) -> String {
+        let site = format!("{site_base}/{}", live.id);
+        let pgn = || {
+            let whole = crate::game::export::pgn(live, &site);
+            let (tags, moves) = whole.split_once("\n\n").unwrap_or((whole.as_str(), ""));
+            match (self.tags, self.moves) {
+                (true, true) => whole.clone(),
+                (true, false) => format!("{tags}\n"),
+                (false, _) => moves.to_string(),
+            }
+        };
+        if self.pgn {
+            return format!("{}\n", pgn());
+        }
+        let mut v = crate::game::view::game_json(live);
+        if let Some(obj) = v.as_object_mut() {
+            if !self.moves {
+                obj.remove("moves");
+            }
+            if self.clocks && live.clock.is_some() {
+                // The mover's clock after each action, in centiseconds, as lichess lists them.
+                let clocks: Vec<i32> =
+                    live.actions.iter().filter_map(|a| a.clocks.map(|c| c[a.color.index()])).collect();
+                obj.insert("clocks".into(), Value::from(clocks));
+            }
+            if self.pgn_in_json {
+                obj.insert("pgn".into(), Value::from(pgn()));
+            }
+        }
+        lichess::line(&v)
+    }
+
+    fn respond(self, rx: tokio::sync::mpsc::Receiver<String>) -> HttpResponse {
+        if self.pgn { lichess::streamed(rx, "application/x-chess-pgn") } else { lichess::ndjson(rx) }
+    }
+}
+
+/// `GET /api/games/user/{username}`: the account's started games, newest first, streamed as
+/// NDJSON (or PGN with `Accept: application/x-chess-pgn`), with lichess's filters: `max`,
+/// `since`/`until` (ms), `vs`, `rated`, `perfType` (variant ids, and for standard chess the
+/// speeds), `color`, `ongoing` (default false), `finished` (default true), `sort`
+/// (`dateDesc`/`dateAsc`); and output options `moves`, `tags`, `clocks`, `pgnInJson`.
 #[tracing::instrument(skip_all)]
 pub(crate) async fn games(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<String>,
     query: web::Query<GamesQuery>,
     _caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
     let u = find_user(&state, &path).await?;
-    let max = query.max.unwrap_or(MAX_GAMES).clamp(1, MAX_GAMES);
-    let rows = db::profiles::games(&state.pool, u.id, max, 0).await.map_err(|e| internal(&e))?;
-    let mut body = String::new();
-    for r in rows {
-        let Some(id) = GameId::parse(&r.id) else { continue };
-        if let Some(live) = store::load(&state.pool, &id).await.map_err(|e| internal(&e))? {
-            body.push_str(&lichess::line(&crate::game::view::game_json(&live)));
+    let out = Output::of(&req, &q)?;
+    let max = match q.max.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+        None => None,
+        Some(m) => Some(
+            m.parse::<usize>()
+                .ok()
+                .filter(|m| *m >= 1)
+                .ok_or_else(|| ApiError::bad_request("bad_query", "max is a whole number from 1"))?,
+        ),
+    };
+    let vs = match q.vs.as_deref().filter(|v| !v.is_empty()) {
+        Some(name) => Some(find_user(&state, name).await?.id),
+        None => None,
+    };
+    let color = match q.color.as_deref() {
+        None | Some("") => None,
+        Some(c @ ("white" | "black")) => Some(c.to_string()),
+        Some(_) => return Err(ApiError::bad_request("bad_query", "color is white or black")),
+    };
+    let oldest_first = match q.sort.as_deref() {
+        None | Some("" | "dateDesc") => false,
+        Some("dateAsc") => true,
+        Some(_) => return Err(ApiError::bad_request("bad_query", "sort is dateDesc or dateAsc")),
+    };
+    let rated = match q.rated.as_deref() {
+        None | Some("") => None,
+        r => Some(flag(r, "rated", false)?),
+    };
+    let perfs: Vec<String> = q
+        .perf_type
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    let filter = db::games::UserGamesFilter {
+        since: instant(q.since.as_deref(), "since")?,
+        until: instant(q.until.as_deref(), "until")?,
+        vs,
+        rated,
+        color,
+        ongoing: flag(q.ongoing.as_deref(), "ongoing", false)?,
+        finished: flag(q.finished.as_deref(), "finished", true)?,
+        oldest_first,
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
+    let state = state.into_inner();
+    let base = lichess::base_url(&req);
+    tokio::spawn(async move {
+        use futures_util::StreamExt;
+        let mut rows = std::pin::pin!(db::games::user_games(&state.pool, u.id, &filter));
+        let mut written = 0;
+        while let Some(row) = rows.next().await {
+            let row = match row {
+                Ok(r) => r,
+                Err(e) => {
+                    // The status is sent: the stream just ends early, and the log says why.
+                    tracing::warn!(error = %e, "listing an account's games");
+                    break;
+                }
+            };
+            let clock = match (row.clock_limit, row.clock_increment) {
+                (Some(l), Some(i)) => TimeControl::new(l, i),
+                _ => None,
+            };
+            let key = chessgold_engine::registry::variant(&row.variant).map(|v| crate::game::perf_key(v.id, clock));
+            if !perfs.is_empty() && !key.is_some_and(|k| perfs.iter().any(|p| p == k || *p == row.variant)) {
+                continue;
+            }
+            let Some(id) = GameId::parse(&row.id) else { continue };
+            let live = match store::load(&state.pool, &id).await {
+                Ok(Some(l)) => l,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(game.id = %id, error = format!("{e:#}"), "loading a listed game");
+                    break;
+                }
+            };
+            if tx.send(out.write(&live, &base)).await.is_err() {
+                break;
+            }
+            written += 1;
+            if max.is_some_and(|m| written >= m) {
+                break;
+            }
         }
+    });
+    Ok(out.respond(rx))
+}
+
+/// Most games one `POST /api/games/export/_ids` exports.
+const MAX_EXPORT_IDS: usize = 300;
+
+/// `POST /api/games/export/_ids` with game ids separated by commas as the body: those games,
+/// in that order, as `GET /api/games/user` writes them (same output options); unknown ids are
+/// left out.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn export_ids(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<GamesQuery>,
+    body: web::Bytes,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let out = Output::of(&req, &query)?;
+    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("bad_ids", "the body is text"))?;
+    let ids: Vec<GameId> = text.split(',').map(str::trim).filter_map(GameId::parse).collect();
+    if ids.len() > MAX_EXPORT_IDS {
+        return Err(ApiError::bad_request("bad_ids", format!("at most {MAX_EXPORT_IDS} games at a time")));
     }
-    Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
+    let state = state.into_inner();
+    let base = lichess::base_url(&req);
+    tokio::spawn(async move {
+        for id in ids {
+            match store::load(&state.pool, &id).await {
+                Ok(Some(live)) if live.started_at.is_some() => {
+                    if tx.send(out.write(&live, &base)).await.is_err() {
+                        break;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(game.id = %id, error = format!("{e:#}"), "exporting a game");
+                    break;
+                }
+            }
+        }
+    });
+    Ok(out.respond(rx))
 }
 
 /// Most accounts one `GET /api/users/status` or `POST /api/users` reads.

@@ -718,3 +718,71 @@ pub async fn ongoing_of_user(db: impl PgExecutor<'_>, user_id: uuid::Uuid) -> an
     .context("listing an account's ongoing games")?;
     Ok(rows)
 }
+
+/// Which of an account's games `GET /api/games/user/{username}` lists (lichess's filters that
+/// the database answers; `perfType` is read by the caller from each game's variant and clock).
+#[derive(Debug, Clone, Default)]
+pub struct UserGamesFilter {
+    /// Created at or after.
+    pub since: Option<OffsetDateTime>,
+    /// Created at or before.
+    pub until: Option<OffsetDateTime>,
+    /// Against this account only.
+    pub vs: Option<Uuid>,
+    /// Rated (or casual) only.
+    pub rated: Option<bool>,
+    /// Played with this colour only (`white` / `black`).
+    pub color: Option<String>,
+    /// Include games being played.
+    pub ongoing: bool,
+    /// Include finished games.
+    pub finished: bool,
+    /// Oldest first (lichess's `sort=dateAsc`).
+    pub oldest_first: bool,
+}
+
+/// A game of [`user_games`]: what the caller needs to filter it by speed.
+#[derive(Debug, Clone)]
+pub struct UserGameId {
+    /// Game id.
+    pub id: String,
+    /// Variant id.
+    pub variant: String,
+    /// Centiseconds.
+    pub clock_limit: Option<i32>,
+    /// Centiseconds.
+    pub clock_increment: Option<i32>,
+}
+
+/// An account's started games that pass `f`, newest (or oldest) first, as a stream: the caller
+/// stops reading once it has enough.
+pub fn user_games<'a>(
+    db: &'a sqlx::PgPool,
+    user: Uuid,
+    f: &'a UserGamesFilter,
+) -> impl futures_util::Stream<Item = Result<UserGameId, sqlx::Error>> + 'a {
+    sqlx::query_as!(
+        UserGameId,
+        r#"SELECT g.id, g.variant, g.clock_limit, g.clock_increment
+           FROM game_players p JOIN games g ON g.id = p.game_id
+           LEFT JOIN game_players o ON o.game_id = g.id AND o.color <> p.color
+           WHERE p.user_id = $1 AND g.started_at IS NOT NULL
+             AND ($2::timestamptz IS NULL OR g.created_at >= $2)
+             AND ($3::timestamptz IS NULL OR g.created_at <= $3)
+             AND ($4::uuid IS NULL OR o.user_id = $4)
+             AND ($5::bool IS NULL OR g.rated = $5)
+             AND ($6::text IS NULL OR p.color = $6)
+             AND ((g.status = 20 AND $7) OR (g.status <> 20 AND $8))
+           ORDER BY CASE WHEN $9 THEN g.created_at END ASC, CASE WHEN NOT $9 THEN g.created_at END DESC, g.id"#,
+        user,
+        f.since,
+        f.until,
+        f.vs,
+        f.rated,
+        f.color,
+        f.ongoing,
+        f.finished,
+        f.oldest_first
+    )
+    .fetch(db)
+}

@@ -248,7 +248,18 @@ pub enum Speed {
     Correspondence,
 }
 
+/// Lichess's perf key of a game: standard chess is rated per speed on lichess (`bullet`,
+/// `blitz`, ...), each variant once (its id). The rule book keeps one Elo for standard; the API
+/// reports it under the speed of each game (`docs/api.md`, Speeds).
+pub fn perf_key(variant: &'static str, clock: Option<TimeControl>) -> &'static str {
+    if variant == "standard" { Speed::of(clock).key() } else { variant }
+}
+
 impl Speed {
+    /// Every speed, fastest first.
+    pub const ALL: [Speed; 6] =
+        [Speed::UltraBullet, Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical, Speed::Correspondence];
+
     /// The speed of a clock; `None` (unlimited) is correspondence.
     pub fn of(clock: Option<TimeControl>) -> Speed {
         match clock.map(|c| c.estimate_secs()) {

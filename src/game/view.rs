@@ -695,7 +695,7 @@ pub fn game_json(live: &Game) -> Value {
         "rated": live.rated,
         "variant": live.info.id,
         "speed": super::Speed::of(live.clock).key(),
-        "perf": live.info.id,
+        "perf": super::perf_key(live.info.id, live.clock),
         "createdAt": crate::domain::unix_ms(live.created_at),
         "lastMoveAt": crate::domain::unix_ms(last),
         "status": status_name(live.status),

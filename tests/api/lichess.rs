@@ -1238,3 +1238,106 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
         }
     }
 }
+
+/// `from` challenges `to` with `terms` and `to` accepts: the game's id.
+async fn game_between(app: &TestApp, from: &Player, to: &Player, terms: &[(&str, &str)]) -> String {
+    let r = post_form(app, Some(&from.token), &format!("/api/challenge/{}", to.name), terms).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let r = post_form(app, Some(&to.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    id
+}
+
+/// The ids of an NDJSON list of games.
+async fn listed(app: &TestApp, path: &str) -> Vec<String> {
+    let r = get(app, None, path).await;
+    assert_eq!(r.status().as_u16(), 200, "{path}");
+    let text = r.text().await.unwrap();
+    text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_string()).collect()
+}
+
+/// `GET /api/games/user` with lichess's filters and output options, PGN on request, and
+/// `POST /api/games/export/_ids`; standard chess's perfs under the speeds.
+#[tokio::test]
+async fn games_of_an_account_are_filtered_and_exported_as_on_lichess() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let carol = player(&app, "carol", ALL).await;
+    // g1: rated blitz (5+0), alice White, mated; g2: casual bullet (1+0), alice Black, bob
+    // resigns; g3: alice against carol, being played.
+    let g1 = game_between(&app, &alice, &bob, &[("rated", "true"), ("clock.limit", "300"), ("color", "white")]).await;
+    for (i, m) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
+        play(&app, if i % 2 == 0 { &alice } else { &bob }, &g1, m).await;
+    }
+    let g2 = game_between(&app, &alice, &bob, &[("clock.limit", "60"), ("color", "black")]).await;
+    play(&app, &bob, &g2, "e2e4").await;
+    play(&app, &alice, &g2, "e7e5").await;
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{g2}/resign"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let g3 = game_between(&app, &carol, &alice, &[("clock.limit", "600"), ("color", "white")]).await;
+    play(&app, &carol, &g3, "d2d4").await;
+
+    let base = "/api/games/user/alice";
+    assert_eq!(listed(&app, base).await, [g2.as_str(), g1.as_str()], "finished games, newest first");
+    assert_eq!(listed(&app, &format!("{base}?ongoing=true")).await, [g3.as_str(), g2.as_str(), g1.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?ongoing=true&finished=false")).await, [g3.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?max=1")).await, [g2.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?sort=dateAsc")).await, [g1.as_str(), g2.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?rated=true")).await, [g1.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?rated=False")).await, [g2.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?perfType=blitz")).await, [g1.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?perfType=bullet,rapid&ongoing=true")).await, [g3.as_str(), g2.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?perfType=gold")).await, Vec::<&str>::new());
+    assert_eq!(listed(&app, &format!("{base}?color=black")).await, [g2.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?vs=carol&ongoing=true")).await, [g3.as_str()]);
+    let first: Value = serde_json::from_str(
+        get(&app, None, &format!("{base}?sort=dateAsc&max=1")).await.text().await.unwrap().lines().next().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["perf"], "blitz", "standard chess's perf is its speed, as on lichess");
+    let after = first["createdAt"].as_i64().unwrap() + 1;
+    assert_eq!(listed(&app, &format!("{base}?since={after}")).await, [g2.as_str()]);
+    assert_eq!(listed(&app, &format!("{base}?until={after}")).await, [g1.as_str()]);
+    // Output options.
+    let text =
+        get(&app, None, &format!("{base}?max=1&moves=false&pgnInJson=true&clocks=true")).await.text().await.unwrap();
+    let g: Value = serde_json::from_str(text.trim()).unwrap();
+    assert!(g.get("moves").is_none(), "{g}");
+    assert!(g["pgn"].as_str().unwrap().starts_with("[Event \"Casual Standard game\"]"), "{g}");
+    assert_eq!(g["clocks"].as_array().unwrap().len(), 2, "one reading per move: {g}");
+    let r = client().get(app.url(base)).header("Accept", "application/x-chess-pgn").send().await.unwrap();
+    assert_eq!(r.headers().get("content-type").unwrap(), "application/x-chess-pgn");
+    let pgn = r.text().await.unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
+    assert!(pgn.contains("f2f3") && pgn.contains("\n\n[Event "), "{pgn}");
+    let r = client()
+        .get(app.url(&format!("{base}?tags=false")))
+        .header("Accept", "application/x-chess-pgn")
+        .send()
+        .await
+        .unwrap();
+    let bare = r.text().await.unwrap();
+    assert!(!bare.contains('[') && bare.contains("e2e4"), "{bare}");
+    for bad in ["color=red", "max=0", "sort=up", "since=soon", "rated=maybe"] {
+        let r = get(&app, None, &format!("{base}?{bad}")).await;
+        assert_eq!(r.status().as_u16(), 400, "{bad}");
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "bad_query", "{bad}");
+    }
+    // By ids, in the order given.
+    let r = client().post(app.url("/api/games/export/_ids")).body(format!("{g1},zzzzzzzz,{g2}")).send().await.unwrap();
+    let ids: Vec<String> = r
+        .text()
+        .await
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, [g1.as_str(), g2.as_str()]);
+    // Standard's one Elo under every speed's key.
+    let u: Value = get(&app, None, "/api/user/alice").await.json().await.unwrap();
+    for speed in ["bullet", "blitz", "rapid", "classical", "correspondence"] {
+        assert_eq!(u["perfs"][speed], u["perfs"]["standard"], "{speed}");
+    }
+}

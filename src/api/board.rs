@@ -246,6 +246,7 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Game, out: mpsc::Send
     if board.over() {
         return;
     }
+    let mut gone = Gone::new(live.seat_of(&PlayerRef::User(user.id)), state.game.claim_after_secs);
     let conn = state.rounds.next_id();
     let (tx, mut rx) = mpsc::channel::<String>(256);
     let request = JoinRequest {
@@ -260,11 +261,15 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Game, out: mpsc::Send
     keep_alive.tick().await;
     let mut alive = tokio::time::interval(ALIVE_EVERY);
     loop {
+        let claimable = gone.claimable_at;
         tokio::select! {
             msg = rx.recv() => {
                 let Some(text) = msg else { break };
                 let Ok(msg) = serde_json::from_str::<RoundMsg>(&text) else { continue };
-                let lines = translate(&mut board, msg);
+                let lines = match msg {
+                    RoundMsg::Crowd(d) => gone.update(&d, board.over()).into_iter().collect(),
+                    other => translate(&mut board, other),
+                };
                 let mut gone = false;
                 for l in lines {
                     if out.send(line(&l)).await.is_err() {
@@ -276,6 +281,10 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Game, out: mpsc::Send
                     break;
                 }
             }
+            () = sleep_until(claimable) => {
+                gone.claimable_at = None;
+                if !board.over() && out.send(line(&gone_line(true, Some(0)))).await.is_err() { break }
+            }
             _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
             _ = alive.tick() => if round.send(Msg::Alive { conn }).await.is_err() { break },
             () = out.closed() => break,
@@ -284,8 +293,70 @@ async fn follow(state: Arc<AppState>, user: ApiUser, live: Game, out: mpsc::Send
     let _ = round.send(Msg::Leave { conn }).await;
 }
 
+/// Sleeps until `at`, or forever without one.
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Lichess's `opponentGone` line.
+fn gone_line(gone: bool, claim_in: Option<i64>) -> Value {
+    match claim_in {
+        Some(s) if gone => json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": s}),
+        _ => json!({"type": "opponentGone", "gone": gone}),
+    }
+}
+
+/// Whether the stream's player's opponent is gone, from the round's `crowd` messages: an
+/// `opponentGone` line when that changes, with the seconds left before a win may be claimed,
+/// and another (`claimWinInSeconds: 0`) once it may.
+#[derive(Debug)]
+struct Gone {
+    /// The opponent's colour (none for a stream of a seatless caller).
+    opponent: Option<chessgold_engine::Color>,
+    /// Seconds away after which the win may be claimed.
+    claim_after: i64,
+    /// Whether the opponent was last told gone.
+    told_gone: bool,
+    /// When the claim becomes possible, while the opponent is away.
+    claimable_at: Option<tokio::time::Instant>,
+}
+
+impl Gone {
+    fn new(me: Option<chessgold_engine::Color>, claim_after_secs: u32) -> Gone {
+        Gone {
+            opponent: me.map(|c| !c),
+            claim_after: i64::from(claim_after_secs),
+            told_gone: false,
+            claimable_at: None,
+        }
+    }
+
+    /// The line a `crowd` message calls for, if any.
+    fn update(&mut self, crowd: &Value, over: bool) -> Option<Value> {
+        let opponent = self.opponent?;
+        let here = crowd.get(opponent.name()).and_then(Value::as_bool).unwrap_or(true);
+        let gone = !here && !over;
+        if gone == self.told_gone {
+            return None;
+        }
+        self.told_gone = gone;
+        if !gone {
+            self.claimable_at = None;
+            return Some(gone_line(false, None));
+        }
+        let away = crowd.pointer(&format!("/away/{}", opponent.name())).and_then(Value::as_i64).unwrap_or(0);
+        let left = (self.claim_after - away).max(0);
+        self.claimable_at =
+            (left > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(u64::try_from(left).unwrap_or(0)));
+        Some(gone_line(true, Some(left)))
+    }
+}
+
 /// The round's socket messages a board stream reads (`docs/api.md`, WebSocket), by their `t`;
-/// it skips the others (`crowd`, `chat_history`, `ack`, ...), which do not read as one of these.
+/// it skips the others (`chat_history`, `ack`, ...), which do not read as one of these.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "t", content = "d", rename_all = "snake_case")]
 enum RoundMsg {
@@ -305,6 +376,8 @@ enum RoundMsg {
     Clocks(Value),
     /// A chat line.
     Chat(Value),
+    /// Who is connected (read by [`Gone`]).
+    Crowd(Value),
 }
 
 /// What a socket message of the round means for a board stream: `gameState` and `chatLine`
@@ -374,6 +447,7 @@ fn translate(board: &mut BoardState, msg: RoundMsg) -> Vec<Value> {
             board.set_clocks(&d);
             Vec::new()
         }
+        RoundMsg::Crowd(_) => Vec::new(),
         RoundMsg::Chat(d) => {
             let room = d.get("room").cloned().unwrap_or(Value::Null);
             let author = d.pointer("/line/author").cloned().unwrap_or(Value::Null);
@@ -386,6 +460,27 @@ fn translate(board: &mut BoardState, msg: RoundMsg) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opponent_away_is_told_once_with_the_seconds_to_a_claim() {
+        let mut g = Gone::new(Some(chessgold_engine::Color::White), 30);
+        assert_eq!(g.update(&json!({"white": true, "black": true, "away": {}}), false), None);
+        let me_away = g.update(&json!({"white": false, "black": true, "away": {"white": 12}}), false);
+        assert_eq!(me_away, None, "white is the stream's player, not the opponent");
+        let mut g = Gone::new(Some(chessgold_engine::Color::Black), 30);
+        let gone = g.update(&json!({"white": false, "black": true, "away": {"white": 12}}), false).unwrap();
+        assert_eq!(gone, json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": 18}));
+        assert!(g.claimable_at.is_some());
+        assert_eq!(g.update(&json!({"white": false, "black": true, "away": {"white": 14}}), false), None, "told once");
+        let back = g.update(&json!({"white": true, "black": true, "away": {}}), false).unwrap();
+        assert_eq!(back, json!({"type": "opponentGone", "gone": false}));
+        assert!(g.claimable_at.is_none());
+        let late = g.update(&json!({"white": false, "black": true, "away": {"white": 45}}), false).unwrap();
+        assert_eq!(late["claimWinInSeconds"], 0);
+        assert!(g.claimable_at.is_none(), "already claimable: nothing to wait for");
+        let mut over = Gone::new(Some(chessgold_engine::Color::Black), 30);
+        assert_eq!(over.update(&json!({"white": false, "black": true, "away": {"white": 1}}), true), None);
+    }
 
     #[test]
     fn socket_events_become_game_states() {
@@ -410,7 +505,7 @@ mod tests {
         let chat = json!({"t": "chat", "d": {"room": "player", "line": {"author": "a", "text": "gg"}}});
         assert_eq!(translate(&mut b, read(chat))[0]["type"], "chatLine");
         // What a board stream does not read is not one of its messages.
-        for other in [json!({"t": "crowd", "d": {"white": true}}), json!({"t": "pong"}), json!({"t": "ack", "d": 3})] {
+        for other in [json!({"t": "pong"}), json!({"t": "ack", "d": 3})] {
             assert!(serde_json::from_value::<RoundMsg>(other.clone()).is_err(), "{other}");
         }
     }

@@ -81,8 +81,6 @@ refusal_codes! {
     NoOpponent => "no_opponent",
     /// A claim before the opponent has been away for the claim delay (never against a bot).
     ClaimTooEarly => "claim_too_early",
-    /// A claim through the board API, which offers none.
-    ClaimNotOffered => "claim_not_offered",
     /// Joining a game that does not wait for an opponent.
     NotWaiting => "not_waiting",
     /// Joining a game whose seats are both taken.

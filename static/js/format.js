@@ -67,7 +67,6 @@ const REFUSALS = {
   rematch_exists: "The rematch exists already.",
   no_opponent: "The game had no opponent.",
   claim_too_early: "Your opponent has not been away long enough.",
-  claim_not_offered: "Claims are not offered here.",
   not_waiting: "The game is not waiting for an opponent.",
   seats_taken: "Both seats are taken.",
   already_seated: "You already play in this game.",

@@ -69,7 +69,12 @@ impl Ndjson {
     /// The next JSON line, or `None` at the end of the stream; keep-alive newlines do not
     /// extend the wait.
     async fn next(&mut self) -> Option<Value> {
-        let deadline = tokio::time::Instant::now() + WAIT;
+        self.next_within(WAIT).await
+    }
+
+    /// [`Ndjson::next`] waiting up to `wait`.
+    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
         loop {
             while let Some(at) = self.buf.find('\n') {
                 let line: String = self.buf.drain(..=at).collect();
@@ -1340,4 +1345,56 @@ async fn games_of_an_account_are_filtered_and_exported_as_on_lichess() {
     for speed in ["bullet", "blitz", "rapid", "classical", "correspondence"] {
         assert_eq!(u["perfs"][speed], u["perfs"]["standard"], "{speed}");
     }
+}
+
+/// A board stream tells its player when the opponent leaves (`opponentGone` with the seconds
+/// before a claim, then `claimWinInSeconds: 0`), and the claim is made on the API.
+#[tokio::test]
+async fn an_opponent_gone_is_told_on_the_stream_and_the_win_claimed() {
+    let app = spawn_app_with(|s| s.game.claim_after_secs = 2).await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let id = game_between(&app, &alice, &bob, &[("clock.limit", "600"), ("color", "white")]).await;
+    let mut a_game = Ndjson::open(&app, &alice.token, &format!("/api/board/game/stream/{id}")).await;
+    let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
+    assert_eq!(b_game.next().await.unwrap()["type"], "gameFull");
+    play(&app, &alice, &id, "e2e4").await;
+    play(&app, &bob, &id, "e7e5").await;
+    // Alice's stream may have told her bob was gone before his stream opened; it tells her
+    // he is back before anything else about him. Read until both moves, and until bob is
+    // present as far as her stream said.
+    let mut told_gone = false;
+    let mut both_moves = false;
+    while !both_moves || told_gone {
+        let l = a_game.next_within(Duration::from_secs(40)).await.expect("the stream goes on");
+        match l["type"].as_str() {
+            Some("opponentGone") => told_gone = l["gone"] == true,
+            Some("gameState") => both_moves |= l["moves"] == "e2e4 e7e5",
+            _ => {}
+        }
+    }
+    // Too early: bob is there.
+    let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/claim-victory"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400, "{}", r.text().await.unwrap());
+    // The server notices the closed stream when a keep-alive write fails (every 7 s), and the
+    // seat counts as away 6 s after its last sign of life.
+    drop(b_game);
+    let mut gone = Value::Null;
+    while gone["claimWinInSeconds"] != 0 {
+        let l = a_game.next_within(Duration::from_secs(40)).await.expect("the stream goes on");
+        if l["type"] == "opponentGone" {
+            assert_eq!(l["gone"], true, "{l}");
+            assert!((0..=2).contains(&l["claimWinInSeconds"].as_i64().unwrap()), "{l}");
+            gone = l;
+        }
+    }
+    let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/claim-victory"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let end = loop {
+        let s = a_game.until("gameState").await;
+        if s["status"] != "started" {
+            break s;
+        }
+    };
+    assert_eq!(end["winner"], "white", "{end}");
 }

@@ -159,29 +159,26 @@ fn service(now: Availability, live: &Game, cfg: &GameSettings) -> String {
 }
 
 /// A player's game command on the game. `away` is how long the opponent has been away
-/// (centiseconds) for claims; `None` where claims are not offered (the board API).
+/// (centiseconds), which claims read.
 fn run_command(
     live: &mut Game,
     command: Command,
     seat: Color,
-    away: Option<i64>,
+    away: i64,
     now: OffsetDateTime,
     cfg: &GameSettings,
 ) -> Result<Step, Refusal> {
-    match (command, away) {
-        (Command::Abort, _) => live.abort(now, cfg),
-        (Command::Resign, _) => live.resign(seat, now, cfg),
-        (Command::DrawYes, _) => live.draw_yes(seat, now, cfg),
-        (Command::DrawNo, _) => live.draw_no(seat),
-        (Command::TakebackYes, _) => live.takeback_yes(seat, now, cfg),
-        (Command::TakebackNo, _) => live.takeback_no(seat),
-        (Command::RematchYes, _) => live.rematch_yes(seat),
-        (Command::RematchNo, _) => live.rematch_no(seat),
-        (Command::ClaimVictory, Some(away)) => live.claim(seat, true, away, now, cfg),
-        (Command::ClaimDraw, Some(away)) => live.claim(seat, false, away, now, cfg),
-        (Command::ClaimVictory | Command::ClaimDraw, None) => {
-            Err(Refusal::Code(RefusalCode::ClaimNotOffered, "claims are not offered by the board API".into()))
-        }
+    match command {
+        Command::Abort => live.abort(now, cfg),
+        Command::Resign => live.resign(seat, now, cfg),
+        Command::DrawYes => live.draw_yes(seat, now, cfg),
+        Command::DrawNo => live.draw_no(seat),
+        Command::TakebackYes => live.takeback_yes(seat, now, cfg),
+        Command::TakebackNo => live.takeback_no(seat),
+        Command::RematchYes => live.rematch_yes(seat),
+        Command::RematchNo => live.rematch_no(seat),
+        Command::ClaimVictory => live.claim(seat, true, away, now, cfg),
+        Command::ClaimDraw => live.claim(seat, false, away, now, cfg),
     }
 }
 
@@ -555,7 +552,8 @@ impl Round {
                 }
                 ApiOp::Command(command) => {
                     let command = *command;
-                    self.commit_op(None, |live| run_command(live, command, seat, None, now, &cfg)).await
+                    let away = self.away_for(command, seat, now).await;
+                    self.commit_op(None, |live| run_command(live, command, seat, away, now, &cfg)).await
                 }
                 ApiOp::Chat(..) => Applied::Done,
             };
@@ -592,12 +590,8 @@ impl Round {
                 };
                 self.on_deadline().await;
                 let cfg = self.ctx.cfg.clone();
-                let away = if matches!(command, Command::ClaimVictory | Command::ClaimDraw) {
-                    self.away_cs(!seat, now).await
-                } else {
-                    0
-                };
-                self.apply(conn, ack, |live| run_command(live, command, seat, Some(away), now, &cfg)).await;
+                let away = self.away_for(command, seat, now).await;
+                self.apply(conn, ack, |live| run_command(live, command, seat, away, now, &cfg)).await;
             }
         }
     }

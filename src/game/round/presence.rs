@@ -10,7 +10,7 @@ use super::Round;
 use crate::db;
 use crate::game::clock::cs_between;
 use crate::game::parse_color;
-use crate::game::protocol;
+use crate::game::protocol::{self, Command};
 use crate::game::view::{self, Away, Crowd};
 
 /// How often a round records and reads signs of life.
@@ -24,6 +24,12 @@ const WRITE_THROUGH_EVERY: Duration = Duration::from_secs(30);
 
 impl Round {
     /// Centiseconds since the seat's socket was last seen anywhere (0 while connected here).
+    /// How long the opponent of `seat` has been away (centiseconds), for a claim; 0 for the
+    /// other commands, which do not read it.
+    pub(super) async fn away_for(&mut self, command: Command, seat: Color, now: OffsetDateTime) -> i64 {
+        if matches!(command, Command::ClaimVictory | Command::ClaimDraw) { self.away_cs(!seat, now).await } else { 0 }
+    }
+
     pub(super) async fn away_cs(&mut self, seat: Color, now: OffsetDateTime) -> i64 {
         if self.locally_alive(seat) {
             return 0;

@@ -89,6 +89,7 @@ mod under_api {
         get "/games/user/{username}" => api::users::games,
         post "/games/export/_ids" => api::users::export_ids,
         get "/stream/event" => api::events::stream,
+        get "/stream/game/{id}" => api::spectate::stream,
         // Blocks (lichess's relations API).
         post "/rel/block/{username}" => api::rel::block,
         post "/rel/unblock/{username}" => api::rel::unblock,

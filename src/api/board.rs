@@ -309,8 +309,12 @@ fn gone_line(gone: bool, claim_in: Option<i64>) -> Value {
     }
 }
 
-/// Whether the stream's player's opponent is gone, from the round's `crowd` messages: an
-/// `opponentGone` line when that changes, with the seconds left before a win may be claimed,
+/// Seconds an opponent must have been away before a stream says they are gone: a player whose
+/// stream is just opening (at the start of a game, or reconnecting) is not gone.
+const GONE_AFTER_SECS: i64 = 5;
+
+/// Whether the stream's player's opponent is gone, from the round's `crowd` messages (sent
+/// every second while someone is away): an `opponentGone` line when that changes, with the seconds left before a win may be claimed,
 /// and another (`claimWinInSeconds: 0`) once it may.
 #[derive(Debug)]
 struct Gone {
@@ -337,9 +341,14 @@ impl Gone {
     /// The line a `crowd` message calls for, if any.
     fn update(&mut self, crowd: &Value, over: bool) -> Option<Value> {
         let opponent = self.opponent?;
+        if over {
+            return None;
+        }
         let here = crowd.get(opponent.name()).and_then(Value::as_bool).unwrap_or(true);
-        let gone = !here && !over;
-        if gone == self.told_gone {
+        let away = crowd.pointer(&format!("/away/{}", opponent.name())).and_then(Value::as_i64).unwrap_or(0);
+        let gone = !here && away >= GONE_AFTER_SECS;
+        if gone == self.told_gone || (!gone && !here) {
+            // No change; or away for too short a time to tell, which is not a return either.
             return None;
         }
         self.told_gone = gone;
@@ -347,7 +356,6 @@ impl Gone {
             self.claimable_at = None;
             return Some(gone_line(false, None));
         }
-        let away = crowd.pointer(&format!("/away/{}", opponent.name())).and_then(Value::as_i64).unwrap_or(0);
         let left = (self.claim_after - away).max(0);
         self.claimable_at =
             (left > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(u64::try_from(left).unwrap_or(0)));
@@ -468,6 +476,8 @@ mod tests {
         let me_away = g.update(&json!({"white": false, "black": true, "away": {"white": 12}}), false);
         assert_eq!(me_away, None, "white is the stream's player, not the opponent");
         let mut g = Gone::new(Some(chessgold_engine::Color::Black), 30);
+        let brief = g.update(&json!({"white": false, "black": true, "away": {"white": 2}}), false);
+        assert_eq!(brief, None, "away for two seconds is not gone yet");
         let gone = g.update(&json!({"white": false, "black": true, "away": {"white": 12}}), false).unwrap();
         assert_eq!(gone, json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": 18}));
         assert!(g.claimable_at.is_some());

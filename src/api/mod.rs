@@ -10,6 +10,7 @@ pub mod lichess;
 pub mod local;
 pub mod rel;
 pub mod seek;
+pub mod spectate;
 pub mod token;
 pub mod users;
 

@@ -1398,3 +1398,32 @@ async fn an_opponent_gone_is_told_on_the_stream_and_the_win_claimed() {
     };
     assert_eq!(end["winner"], "white", "{end}");
 }
+
+/// `GET /api/stream/game/{id}`: a spectator (no token) gets the game, a line per move with the
+/// position and both clocks, and the game again at its end.
+#[tokio::test]
+async fn a_spectator_stream_follows_a_game_to_its_end() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let id =
+        game_between(&app, &alice, &bob, &[("clock.limit", "300"), ("clock.increment", "2"), ("color", "white")]).await;
+    let resp = get(&app, None, &format!("/api/stream/game/{id}")).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    let mut watch = Ndjson::from(resp);
+    let first = watch.next().await.unwrap();
+    assert_eq!((first["id"].as_str(), first["status"]["name"].as_str()), (Some(id.as_str()), Some("started")));
+    assert_eq!(first["players"]["white"]["user"]["name"], "alice");
+    assert_eq!(first["turns"], 0);
+    play(&app, &alice, &id, "e2e4").await;
+    let moved = watch.next().await.unwrap();
+    assert_eq!(moved["lm"], "e2e4", "{moved}");
+    assert!(moved["fen"].as_str().unwrap().contains("4P3"), "{moved}");
+    assert!(moved["wc"].as_i64().unwrap() > 0 && moved["bc"].as_i64().unwrap() > 0, "{moved}");
+    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/resign"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let end = watch.next().await.unwrap();
+    assert_eq!((end["status"]["name"].as_str(), end["winner"].as_str()), (Some("resign"), Some("white")), "{end}");
+    assert!(watch.next().await.is_none(), "the stream ends with the game");
+    assert_eq!(get(&app, None, "/api/stream/game/zzzzzzzz").await.status().as_u16(), 404);
+}

@@ -74,8 +74,8 @@ def play(who, api, color_index, greet):
     """Plays this side's moves of LINE as its turns come, until the game ends."""
     greeted = False
     for event in api.stream_game_state(game_id):
-        if event["type"] == "chatLine":
-            continue
+        if event["type"] not in ("gameFull", "gameState"):
+            continue  # chatLine, opponentGone
         state = event["state"] if event["type"] == "gameFull" else event
         if state["status"] != "started":
             ends.put((who, state["status"], state.get("winner")))
@@ -108,4 +108,18 @@ check(human.users.get_crosstable(HUMAN, BOT) == {"users": {HUMAN.lower(): 0, BOT
 check(human.users.get_by_autocomplete(BOT[:3]) == [BOT], "autocomplete finds the BOT")
 found = human.users.get_by_autocomplete(BOT[:3], as_object=True)
 check([(u["name"], u["title"]) for u in found] == [(BOT, "BOT")], f"autocomplete objects: {found}")
+
+# The game as lichess programs export and follow it.
+listed = list(human.games.export_by_player(HUMAN, max=5))
+check([g["id"] for g in listed] == [game_id], f"the person's games: {[g['id'] for g in listed]}")
+check(listed[0]["moves"] == " ".join(LINE) and listed[0]["perf"] == "blitz", "exported with its moves and speed")
+pgn = "".join(human.games.export_by_player(HUMAN, as_pgn=True))
+check(pgn.startswith("[Event ") and "d8h4" in pgn, "exported as PGN")
+check([g["id"] for g in human.games.export_multi(game_id)] == [game_id], "exported by id")
+check(human.games.export(game_id)["status"] == "mate", "one game exported")
+watched = list(human.games.stream_game_moves(game_id))
+check(len(watched) == 1 and watched[0]["status"]["name"] == "mate" and watched[0]["winner"] == "black",
+      f"a finished game's spectator stream is its result: {watched}")
+ai = human.challenges.create_ai(level=1, clock_limit=300, clock_increment=3, color="white")
+check(ai["source"] == "ai" and ai["player"] == "white", f"a game against the computer: {ai}")
 print(f"game {game_id}", flush=True)

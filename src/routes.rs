@@ -82,6 +82,7 @@ mod under_api {
         get "/user/{username}" => api::users::user,
         get "/user/{username}/rating-history" => api::users::rating_history,
         get "/user/{username}/current-game" => api::users::current_game,
+        get "/user/{username}/perf/{perf}" => api::users::perf,
         get "/users/status" => api::users::status,
         post "/users" => api::users::many,
         get "/crosstable/{user1}/{user2}" => api::users::crosstable,

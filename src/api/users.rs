@@ -536,3 +536,53 @@ pub(crate) async fn autocomplete(
     }
     Ok(HttpResponse::Ok().json(found.into_iter().map(|(n, _)| n).collect::<Vec<_>>()))
 }
+
+/// `GET /api/user/{username}/perf/{perf}`: an account's rating and results in one perf (a
+/// variant id, or a speed of standard chess, which shares standard's one Elo), as lichess's
+/// perf statistics: `{"user", "perf": {"glicko", "nb", "progress"}, "rank", "percentile",
+/// "stat": {"count", "highest", "lowest"}}`.
+#[tracing::instrument(skip_all)]
+pub(crate) async fn perf(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    _caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let (name, key) = path.into_inner();
+    let u = find_user(&state, &name).await?;
+    let variant = if crate::game::Speed::ALL.iter().any(|s| s.key() == key) {
+        "standard"
+    } else {
+        chessgold_engine::registry::variant(&key)
+            .map(|v| v.id)
+            .ok_or_else(|| not_found("No such perf: a variant id or a speed of standard chess"))?
+    };
+    let rating = db::ratings::perf(&state.pool, u.id, variant).await.map_err(|e| internal(&e))?;
+    let [all, rated, wins, draws, losses] =
+        db::profiles::record_in(&state.pool, u.id, variant).await.map_err(|e| internal(&e))?;
+    let points: Vec<_> = db::profiles::rating_history(&state.pool, u.id)
+        .await
+        .map_err(|e| internal(&e))?
+        .into_iter()
+        .filter(|p| p.variant == variant)
+        .collect();
+    let extreme = |p: Option<&db::profiles::RatingPoint>| {
+        p.map_or(Value::Null, |p| json!({"int": p.rating, "at": lichess::ms(p.at)}))
+    };
+    let provisional = rating.games < PROVISIONAL_UNDER;
+    Ok(HttpResponse::Ok().json(json!({
+        "user": {"name": u.username},
+        "perf": {
+            "glicko": {"rating": rating.rating, "deviation": if provisional { 150 } else { 60 }, "provisional": provisional},
+            "nb": rating.games,
+            "progress": 0,
+        },
+        "rank": null,
+        "percentile": null,
+        "stat": {
+            "perfType": {"key": key, "name": chessgold_engine::registry::variant(variant).map_or(variant, |v| v.name)},
+            "count": {"all": all, "rated": rated, "win": wins, "draw": draws, "loss": losses},
+            "highest": extreme(points.iter().max_by_key(|p| p.rating)),
+            "lowest": extreme(points.iter().min_by_key(|p| p.rating)),
+        },
+    })))
+}

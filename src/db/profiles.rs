@@ -247,3 +247,24 @@ pub async fn crosstable(db: impl PgExecutor<'_>, a: Uuid, b: Uuid) -> anyhow::Re
     .context("reading a crosstable")?;
     Ok((r.a, r.b, r.games))
 }
+
+/// An account's results in one variant: (games with a result, rated ones, wins, draws, losses).
+///
+/// # Errors
+/// Database failures.
+pub async fn record_in(db: impl PgExecutor<'_>, user_id: Uuid, variant: &str) -> anyhow::Result<[i64; 5]> {
+    let r = sqlx::query!(
+        r#"SELECT count(*) AS "all!", count(*) FILTER (WHERE g.rated) AS "rated!",
+              count(*) FILTER (WHERE g.winner = p.color) AS "wins!",
+              count(*) FILTER (WHERE g.winner IS NULL) AS "draws!",
+              count(*) FILTER (WHERE g.winner <> p.color) AS "losses!"
+           FROM game_players p JOIN games g ON g.id = p.game_id
+           WHERE p.user_id = $1 AND g.variant = $2 AND g.status NOT IN (10, 20, 25, 37)"#,
+        user_id,
+        variant
+    )
+    .fetch_one(db)
+    .await
+    .context("counting an account's results in a variant")?;
+    Ok([r.all, r.rated, r.wins, r.draws, r.losses])
+}

@@ -259,6 +259,12 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
             .filter(|h| h["name"] != "Standard")
             .all(|h| h["points"] == serde_json::json!([]))
     );
+    let perf: Value = get(&app, None, "/api/user/bob/perf/blitz").await.json().await.unwrap();
+    assert_eq!(perf["perf"]["nb"], 1, "{perf}");
+    assert_eq!(perf["perf"]["glicko"]["rating"], u["perfs"]["standard"]["rating"]);
+    assert_eq!(perf["stat"]["count"]["win"], 1);
+    assert_eq!(perf["stat"]["highest"]["int"], u["perfs"]["standard"]["rating"]);
+    assert_eq!(get(&app, None, "/api/user/bob/perf/nope").await.status().as_u16(), 404);
     let cross: Value = get(&app, None, "/api/crosstable/alice/Bob").await.json().await.unwrap();
     assert_eq!(cross, serde_json::json!({"users": {"alice": 0, "bob": 1}, "nbGames": 1}));
     let current: Value = get(&app, None, "/api/user/alice/current-game").await.json().await.unwrap();

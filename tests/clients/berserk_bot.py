@@ -105,6 +105,8 @@ history = human.users.get_rating_history(HUMAN)
 check(all(h["points"] == [] for h in history), "no rating history after a casual game")
 check(human.users.get_crosstable(HUMAN, BOT) == {"users": {HUMAN.lower(): 0, BOT.lower(): 1}, "nbGames": 1},
       "the crosstable counts the BOT's win")
+perf = human.users.get_user_performance(BOT, "blitz")
+check(perf["stat"]["count"]["win"] == 1 and perf["perf"]["nb"] == 0, f"the BOT's blitz: a win, no rated game: {perf}")
 check(human.users.get_by_autocomplete(BOT[:3]) == [BOT], "autocomplete finds the BOT")
 found = human.users.get_by_autocomplete(BOT[:3], as_object=True)
 check([(u["name"], u["title"]) for u in found] == [(BOT, "BOT")], f"autocomplete objects: {found}")

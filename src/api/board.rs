@@ -93,41 +93,30 @@ async fn command(state: &AppState, user: &ApiUser, id: &str, command: Command) -
     run(state, user, id, ApiOp::Command(command)).await
 }
 
-/// `POST /api/{board|bot}/game/{id}/resign`.
-pub(crate) async fn resign<A: Scope>(
-    state: web::Data<AppState>,
-    path: web::Path<String>,
-    user: Scoped<A>,
-) -> Result<HttpResponse, ApiError> {
-    command(&state, &user, &path, Command::Resign).await
+/// Declares handlers that run one fixed command (`POST /api/{board|bot}/game/{id}/...`).
+macro_rules! command_routes {
+    ($( $(#[$doc:meta])* $name:ident => $command:expr; )*) => {$(
+        $(#[$doc])*
+        pub(crate) async fn $name<A: Scope>(
+            state: web::Data<AppState>,
+            path: web::Path<String>,
+            user: Scoped<A>,
+        ) -> Result<HttpResponse, ApiError> {
+            command(&state, &user, &path, $command).await
+        }
+    )*};
 }
 
-/// `POST /api/{board|bot}/game/{id}/abort`.
-pub(crate) async fn abort<A: Scope>(
-    state: web::Data<AppState>,
-    path: web::Path<String>,
-    user: Scoped<A>,
-) -> Result<HttpResponse, ApiError> {
-    command(&state, &user, &path, Command::Abort).await
-}
-
-/// `POST /api/{board|bot}/game/{id}/claim-victory`: the opponent left and did not come back in
-/// time (`opponentGone` with `claimWinInSeconds: 0`).
-pub(crate) async fn claim_victory<A: Scope>(
-    state: web::Data<AppState>,
-    path: web::Path<String>,
-    user: Scoped<A>,
-) -> Result<HttpResponse, ApiError> {
-    command(&state, &user, &path, Command::ClaimVictory).await
-}
-
-/// `POST /api/{board|bot}/game/{id}/claim-draw`: call a draw with an opponent who left.
-pub(crate) async fn claim_draw<A: Scope>(
-    state: web::Data<AppState>,
-    path: web::Path<String>,
-    user: Scoped<A>,
-) -> Result<HttpResponse, ApiError> {
-    command(&state, &user, &path, Command::ClaimDraw).await
+command_routes! {
+    /// `POST /api/{board|bot}/game/{id}/resign`.
+    resign => Command::Resign;
+    /// `POST /api/{board|bot}/game/{id}/abort`.
+    abort => Command::Abort;
+    /// `POST /api/{board|bot}/game/{id}/claim-victory`: the opponent left and did not come back
+    /// in time (`opponentGone` with `claimWinInSeconds: 0`).
+    claim_victory => Command::ClaimVictory;
+    /// `POST /api/{board|bot}/game/{id}/claim-draw`: call a draw with an opponent who left.
+    claim_draw => Command::ClaimDraw;
 }
 
 fn yes_no(answer: &str) -> Result<bool, ApiError> {

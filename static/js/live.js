@@ -251,7 +251,16 @@ export class LiveGame {
           const link = document.createElement("a");
           link.href = `/@/${encodeURIComponent(p.name)}`;
           link.textContent = p.name;
-          els.name.replaceChildren(link);
+          // A title (BOT for a program on the BOT API) stands before the name, as on lichess.
+          if (p.title) {
+            const title = document.createElement("span");
+            title.className = "title";
+            title.title = "A program playing through the BOT API";
+            title.textContent = p.title;
+            els.name.replaceChildren(title, " ", link);
+          } else {
+            els.name.replaceChildren(link);
+          }
         }
       } else {
         els.name.textContent = p ? p.name : "Waiting for an opponent\u2026";

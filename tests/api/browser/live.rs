@@ -331,3 +331,39 @@ async fn the_claim_countdown_follows_the_servers_delay() {
     assert_eq!(stored.winner.as_deref(), Some("white"));
     drop(permit);
 }
+
+/// A BOT account's title shows before its name on the game page, where the board's player bars
+/// are drawn by the page's script.
+#[tokio::test]
+async fn a_bot_accounts_title_shows_before_its_name_on_the_game_page() {
+    let (app, viewer, _permit) = session().await;
+    for name in ["alice", "robo"] {
+        crate::round::Browser::new(&app.address).signup(name).await;
+    }
+    let id_of = |name: &'static str| {
+        let pool = app.db_pool.clone();
+        async move { chessgold::db::users::find_by_name(&pool, name).await.unwrap().unwrap().id }
+    };
+    let (alice, robo) = (id_of("alice").await, id_of("robo").await);
+    chessgold::db::users::upgrade_to_bot(&app.db_pool, robo).await.unwrap();
+    let request = chessgold::game::CreateGame {
+        variant: "standard".into(),
+        clock: None,
+        rated: false,
+        creator: chessgold::game::PlayerRef::User(alice),
+        creator_color: chessgold_engine::Color::White,
+        opponent: Some(chessgold::game::PlayerRef::User(robo)),
+    };
+    let settings = chessgold::settings::Settings::defaults().unwrap().game;
+    let id = chessgold::game::create_game(&app.db_pool, request, &settings).await.unwrap();
+    viewer.open(&format!("/{id}")).await;
+    viewer
+        .wait_for(
+            "the BOT's title in its bar",
+            "[...document.querySelectorAll('.name')].some(n => n.querySelector('.title')?.textContent === 'BOT' \
+             && n.querySelector('a')?.textContent === 'robo')",
+        )
+        .await;
+    let titles = viewer.js("return [...document.querySelectorAll('.name .title')].length;").await;
+    assert_eq!(titles, json!(1), "alice has no title");
+}

@@ -271,16 +271,16 @@ scopes! {
     BotPlay = ["bot:play"] for Bots;
     /// `bot:play`, any account: the upgrade to a BOT.
     BotUpgrade = ["bot:play"];
-    /// `challenge:write`: sending challenges.
-    ChallengeWrite = ["challenge:write"];
-    /// `challenge:write` or `board:play`: answering challenges.
-    ChallengeAnswer = ["challenge:write", "board:play"];
-    /// `challenge:read` or `challenge:write`: listing challenges.
-    ChallengeRead = ["challenge:read", "challenge:write"];
+    /// `challenge:write` (or `bot:play`, as lichess lets a BOT's token): sending challenges.
+    ChallengeWrite = ["challenge:write", "bot:play"];
+    /// `challenge:write`, `board:play` or `bot:play`: answering challenges.
+    ChallengeAnswer = ["challenge:write", "board:play", "bot:play"];
+    /// `challenge:read`, `challenge:write` or `bot:play`: listing challenges.
+    ChallengeRead = ["challenge:read", "challenge:write", "bot:play"];
     /// `follow:write`: blocking and unblocking players.
     FollowWrite = ["follow:write"];
-    /// Any of the three game scopes: the event stream.
-    EventStream = ["challenge:read", "board:play", "challenge:write"];
+    /// Any of the game scopes: the event stream.
+    EventStream = ["challenge:read", "board:play", "challenge:write", "bot:play"];
 }
 
 /// An extractor: the API caller, who holds one of `S`'s scopes. Rejects with 401 without a

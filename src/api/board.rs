@@ -73,11 +73,9 @@ pub(crate) async fn play<A: Scope>(
     if action.len() > 32 {
         return Err(ApiError::bad_request(RefusalCode::MalformedAction.as_str(), "an action has at most 32 bytes"));
     }
-    let offering_draw = web::Query::<MoveQuery>::from_query(req.query_string())
-        .map_err(|e| ApiError::bad_request("bad_query", e.to_string()))?
-        .offering_draw
-        .as_deref()
-        .is_some_and(|v| v == "true");
+    let query = web::Query::<MoveQuery>::from_query(req.query_string())
+        .map_err(|e| ApiError::bad_request("bad_query", e.to_string()))?;
+    let offering_draw = lichess::flag(query.offering_draw.as_deref(), "offeringDraw", false)?;
     let answer = run(&state, &user, &id, ApiOp::Action(action)).await?;
     if offering_draw {
         // The move stands whatever becomes of the offer (a move that ends the game leaves

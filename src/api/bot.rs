@@ -28,6 +28,11 @@ pub(crate) async fn upgrade(state: web::Data<AppState>, user: Scoped<BotUpgrade>
     match db::users::upgrade_to_bot(&state.pool, user.id).await {
         Ok(()) => {
             tracing::info!(user.id = %user.id, "an account became a BOT");
+            // What it waited for as a person goes: its seeks and its places in the pools.
+            let me = [crate::game::PlayerRef::User(user.id)];
+            if let Err(e) = crate::lobby::players_started(&state.lobby_ctx(), &me).await {
+                tracing::warn!(error = format!("{e:#}"), "clearing a new BOT's seeks failed");
+            }
             Ok(HttpResponse::Ok().json(json!({"ok": true})))
         }
         Err(e @ (UpgradeError::AlreadyBot | UpgradeError::HasGames)) => {

@@ -137,11 +137,7 @@ fn flag(f: Option<&Flag>, name: &str) -> Result<bool, ApiError> {
     match f {
         None => Ok(false),
         Some(Flag::Bool(b)) => Ok(*b),
-        Some(Flag::Text(t)) => match t.as_str() {
-            "true" | "1" | "on" => Ok(true),
-            "false" | "0" | "" => Ok(false),
-            _ => Err(ApiError::bad_request("bad_flag", format!("{name} is true or false"))),
-        },
+        Some(Flag::Text(t)) => lichess::flag(Some(t), name, false),
     }
 }
 

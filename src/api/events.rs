@@ -167,9 +167,10 @@ async fn follow(
                 // ended (a token's stream goes on): the stream ends.
                 if msg == UserMsg::AccountClosed { break }
                 if let UserMsg::SignedOut { sessions } = &msg && session.is_some_and(|s| sessions.contains(&s)) { break }
-                // Another stream opened with the same token.
+                // A newer stream opened with the same token (ids are time-ordered UUIDv7s: an
+                // older stream's notice that arrives late closes nothing).
                 if let UserMsg::StreamOpened { token, stream } = &msg
-                    && opened.token == Some(*token) && opened.stream != *stream { break }
+                    && opened.token == Some(*token) && *stream > opened.stream { break }
                 let lines = if msg == UserMsg::Resync {
                     match sent.catch_up(&state, user, &base).await {
                         Ok(lines) => lines,

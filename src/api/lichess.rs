@@ -88,7 +88,9 @@ fn multipart_fields(content_type: &str, body: &[u8]) -> Result<serde_json::Map<S
             .and_then(|l| l.split(';').map(str::trim).find_map(|p| p.strip_prefix("name=")))
             .map(|n| n.trim_matches('"').to_string())
             .ok_or_else(|| bad("a part has no name"))?;
-        fields.insert(name, Value::String(value.to_string()));
+        if fields.insert(name, Value::String(value.to_string())).is_some() {
+            return Err(bad("a field is sent twice"));
+        }
     }
     Ok(fields)
 }
@@ -108,6 +110,20 @@ pub fn streamed(rx: mpsc::Receiver<String>, content_type: &'static str) -> HttpR
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-cache"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(stream)
+}
+
+/// A `true`/`false` parameter as lichess's clients send it (`True` and `1` too, as Python
+/// writes them; `on` from a form's checkbox), `default` when absent or empty.
+///
+/// # Errors
+/// 400 `bad_flag` for anything else, with the parameter's name.
+pub fn flag(v: Option<&str>, name: &str, default: bool) -> Result<bool, ApiError> {
+    match v.map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(t) if t.eq_ignore_ascii_case("true") || t == "1" || t == "on" => Ok(true),
+        Some(t) if t.eq_ignore_ascii_case("false") || t == "0" => Ok(false),
+        Some(_) => Err(ApiError::bad_request("bad_flag", format!("{name} is true or false"))),
+    }
 }
 
 /// One NDJSON line.
@@ -343,5 +359,8 @@ mod tests {
         let nameless = "--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--";
         assert!(multipart_fields("multipart/form-data; boundary=b", nameless.as_bytes()).is_err());
         assert!(multipart_fields(ct, &[0xff, 0xfe]).is_err());
+        let twice = "--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n\
+                     --b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n2\r\n--b--";
+        assert!(multipart_fields("multipart/form-data; boundary=b", twice.as_bytes()).is_err());
     }
 }

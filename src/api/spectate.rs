@@ -82,7 +82,7 @@ struct Kind<'a> {
 
 /// Whether a round's message changes what the stream shows.
 fn changes(text: &str) -> bool {
-    serde_json::from_str::<Kind<'_>>(text).is_ok_and(|k| matches!(k.t, "move" | "takeback" | "start" | "end"))
+    serde_json::from_str::<Kind<'_>>(text).is_ok_and(|k| matches!(k.t, "move" | "takeback" | "start" | "end" | "full"))
 }
 
 async fn follow(state: Arc<AppState>, mut live: Game, out: mpsc::Sender<String>) {

@@ -133,15 +133,7 @@ pub(crate) struct GamesQuery {
     pgn_in_json: Option<String>,
 }
 
-/// A `true`/`false` parameter (`True` too, as Python clients write it), `default` when absent.
-fn flag(v: Option<&str>, name: &str, default: bool) -> Result<bool, ApiError> {
-    match v.map(str::trim) {
-        None | Some("") => Ok(default),
-        Some(t) if t.eq_ignore_ascii_case("true") || t == "1" => Ok(true),
-        Some(t) if t.eq_ignore_ascii_case("false") || t == "0" => Ok(false),
-        Some(_) => Err(ApiError::bad_request("bad_query", format!("{name} is true or false"))),
-    }
-}
+use super::lichess::flag;
 
 /// Milliseconds since the epoch.
 fn instant(v: Option<&str>, name: &str) -> Result<Option<time::OffsetDateTime>, ApiError> {
@@ -186,7 +178,8 @@ impl Output {
             match (self.tags, self.moves) {
                 (true, true) => whole.clone(),
                 (true, false) => format!("{tags}\n"),
-                (false, _) => moves.to_string(),
+                (false, true) => moves.to_string(),
+                (false, false) => String::new(),
             }
         };
         if self.pgn {
@@ -267,6 +260,17 @@ pub(crate) async fn games(
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect();
+    // A perf is a variant id or a speed of standard chess; anything else would quietly match
+    // nothing.
+    if let Some(bad) = perfs.iter().find(|p| {
+        chessgold_engine::registry::variant(p).is_none()
+            && !crate::game::Speed::ALL.iter().any(|s| s.key() == p.as_str())
+    }) {
+        return Err(ApiError::bad_request(
+            "bad_query",
+            format!("perfType '{}' is neither a variant nor a speed", bad.chars().take(30).collect::<String>()),
+        ));
+    }
     let filter = db::games::UserGamesFilter {
         since: instant(q.since.as_deref(), "since")?,
         until: instant(q.until.as_deref(), "until")?,
@@ -281,40 +285,48 @@ pub(crate) async fn games(
     let state = state.into_inner();
     let base = lichess::base_url(&req);
     tokio::spawn(async move {
-        use futures_util::StreamExt;
-        let mut rows = std::pin::pin!(db::games::user_games(&state.pool, u.id, &filter));
+        /// Games read from the database at a time.
+        const PAGE: i64 = 100;
         let mut written = 0;
-        while let Some(row) = rows.next().await {
-            let row = match row {
-                Ok(r) => r,
+        let mut offset = 0;
+        'pages: loop {
+            let rows = match db::games::user_games(&state.pool, u.id, &filter, PAGE, offset).await {
+                Ok(rows) => rows,
                 Err(e) => {
                     // The status is sent: the stream just ends early, and the log says why.
-                    tracing::warn!(error = %e, "listing an account's games");
+                    tracing::warn!(error = format!("{e:#}"), "listing an account's games");
                     break;
                 }
             };
-            let clock = match (row.clock_limit, row.clock_increment) {
-                (Some(l), Some(i)) => TimeControl::new(l, i),
-                _ => None,
-            };
-            let key = chessgold_engine::registry::variant(&row.variant).map(|v| crate::game::perf_key(v.id, clock));
-            if !perfs.is_empty() && !key.is_some_and(|k| perfs.iter().any(|p| p == k || *p == row.variant)) {
-                continue;
-            }
-            let Some(id) = GameId::parse(&row.id) else { continue };
-            let live = match store::load(&state.pool, &id).await {
-                Ok(Some(l)) => l,
-                Ok(None) => continue,
-                Err(e) => {
-                    tracing::warn!(game.id = %id, error = format!("{e:#}"), "loading a listed game");
-                    break;
+            let last_page = rows.len() < usize::try_from(PAGE).unwrap_or(usize::MAX);
+            offset += PAGE;
+            for row in rows {
+                let clock = match (row.clock_limit, row.clock_increment) {
+                    (Some(l), Some(i)) => TimeControl::new(l, i),
+                    _ => None,
+                };
+                let key = chessgold_engine::registry::variant(&row.variant).map(|v| crate::game::perf_key(v.id, clock));
+                if !perfs.is_empty() && !key.is_some_and(|k| perfs.iter().any(|p| p == k || *p == row.variant)) {
+                    continue;
                 }
-            };
-            if tx.send(out.write(&live, &base)).await.is_err() {
-                break;
+                let Some(id) = GameId::parse(&row.id) else { continue };
+                let live = match store::load(&state.pool, &id).await {
+                    Ok(Some(l)) => l,
+                    Ok(None) => continue,
+                    Err(e) => {
+                        tracing::warn!(game.id = %id, error = format!("{e:#}"), "loading a listed game");
+                        break 'pages;
+                    }
+                };
+                if tx.send(out.write(&live, &base)).await.is_err() {
+                    break 'pages;
+                }
+                written += 1;
+                if max.is_some_and(|m| written >= m) {
+                    break 'pages;
+                }
             }
-            written += 1;
-            if max.is_some_and(|m| written >= m) {
+            if last_page {
                 break;
             }
         }
@@ -489,6 +501,9 @@ pub(crate) async fn crosstable(
 ) -> Result<HttpResponse, ApiError> {
     let (a, b) = path.into_inner();
     let (a, b) = (find_user(&state, &a).await?, find_user(&state, &b).await?);
+    if a.id == b.id {
+        return Err(ApiError::bad_request("bad_users", "a crosstable is of two different accounts"));
+    }
     let (pa, pb, games) = db::profiles::crosstable(&state.pool, a.id, b.id).await.map_err(|e| internal(&e))?;
     let points = |x2: i64| if x2 % 2 == 0 { Value::from(x2 / 2) } else { Value::from(x2 as f64 / 2.0) };
     let mut users = Map::new();
@@ -525,7 +540,7 @@ pub(crate) async fn autocomplete(
         ));
     }
     let found = db::users::autocomplete(&state.pool, term, MAX_COMPLETIONS).await.map_err(|e| internal(&e))?;
-    if query.object.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("true") || o == "1") {
+    if flag(query.object.as_deref(), "object", false)? {
         let result: Vec<Value> = found
             .iter()
             .map(|(name, bot)| {

@@ -754,13 +754,18 @@ pub struct UserGameId {
     pub clock_increment: Option<i32>,
 }
 
-/// An account's started games that pass `f`, newest (or oldest) first, as a stream: the caller
-/// stops reading once it has enough.
-pub fn user_games<'a>(
-    db: &'a sqlx::PgPool,
+/// A page of an account's started games that pass `f`, newest (or oldest) first: the caller
+/// reads page after page (holding no connection in between) until it has enough.
+///
+/// # Errors
+/// Database failures.
+pub async fn user_games(
+    db: impl PgExecutor<'_>,
     user: Uuid,
-    f: &'a UserGamesFilter,
-) -> impl futures_util::Stream<Item = Result<UserGameId, sqlx::Error>> + 'a {
+    f: &UserGamesFilter,
+    limit: i64,
+    offset: i64,
+) -> anyhow::Result<Vec<UserGameId>> {
     sqlx::query_as!(
         UserGameId,
         r#"SELECT g.id, g.variant, g.clock_limit, g.clock_increment
@@ -773,7 +778,8 @@ pub fn user_games<'a>(
              AND ($5::bool IS NULL OR g.rated = $5)
              AND ($6::text IS NULL OR p.color = $6)
              AND ((g.status = 20 AND $7) OR (g.status <> 20 AND $8))
-           ORDER BY CASE WHEN $9 THEN g.created_at END ASC, CASE WHEN NOT $9 THEN g.created_at END DESC, g.id"#,
+           ORDER BY CASE WHEN $9 THEN g.created_at END ASC, CASE WHEN NOT $9 THEN g.created_at END DESC, g.id
+           LIMIT $10 OFFSET $11"#,
         user,
         f.since,
         f.until,
@@ -782,7 +788,11 @@ pub fn user_games<'a>(
         f.color,
         f.ongoing,
         f.finished,
-        f.oldest_first
+        f.oldest_first,
+        limit,
+        offset
     )
-    .fetch(db)
+    .fetch_all(db)
+    .await
+    .context("listing an account's games")
 }

@@ -671,6 +671,9 @@ pub fn game_json(live: &Game) -> Value {
         match &live.seats[c.index()] {
             Some(s) if s.user_id.is_some() => {
                 let mut v = serde_json::json!({"user": {"name": s.name, "id": s.name.to_lowercase()}});
+                if let (Some(t), Some(user)) = (s.title(), v.get_mut("user").and_then(Value::as_object_mut)) {
+                    user.insert("title".into(), Value::from(t));
+                }
                 if let Some(obj) = v.as_object_mut() {
                     if let Some(r) = s.rating_before {
                         obj.insert("rating".into(), Value::from(r));

@@ -16,6 +16,7 @@ use super::protocol::{self, ClientMsg};
 use super::refusal::RefusalCode;
 use super::round::{JoinError, JoinRequest, Msg};
 use crate::broker::redis::SharedCounts;
+use crate::db;
 use crate::error::PageError;
 use crate::middleware::origin_allowed_headers;
 use crate::startup::AppState;
@@ -164,8 +165,16 @@ async fn serve(
     let cfg = state.game.clone();
     let conn = state.rounds.next_id();
     let (tx, mut rx) = mpsc::channel::<String>(SOCKET_QUEUE);
+    // A BOT account plays through the BOT API only: its browser watches, as a spectator.
+    let bot = match &identity.user {
+        Some(u) => db::users::is_bot(&state.pool, u.id).await.unwrap_or_else(|e| {
+            tracing::warn!(error = format!("{e:#}"), "reading whether a socket's account is a BOT");
+            false
+        }),
+        None => false,
+    };
     let request = JoinRequest {
-        who: identity.candidates(),
+        who: if bot { Vec::new() } else { identity.candidates() },
         name: identity.user.as_ref().map_or_else(|| "Anonymous".to_string(), |u| u.name.clone()),
         user_id: identity.user.as_ref().map(|u| u.id),
         since,

@@ -1077,6 +1077,10 @@ async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
         ),
         "{page}"
     );
+    // Its browser watches its games, as a spectator: it plays through the BOT API only.
+    let mut sock = robo.browser.socket(&id, None).await;
+    let full = sock.until("full").await;
+    assert_eq!(full["d"]["you"], Value::Null, "{full}");
     let listed = get(&app, None, "/api/games/user/robo").await.text().await.unwrap();
     let g: Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
     assert_eq!(g["players"]["black"]["user"]["title"], "BOT", "{g}");

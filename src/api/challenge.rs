@@ -241,15 +241,8 @@ pub(crate) async fn ai(
         Some(c) => c,
         None => crate::lobby::random_color().map_err(|e| internal(&e))?,
     };
-    let request = crate::game::CreateGame {
-        variant: t.variant.clone(),
-        clock: t.clock,
-        rated: false,
-        creator: PlayerRef::User(user.id),
-        creator_color,
-        opponent: Some(PlayerRef::Bot(level)),
-    };
-    let id = match crate::game::store::create_game(&state.pool, request, &state.game).await {
+    let started = crate::bots::start_game(&state, PlayerRef::User(user.id), &t.variant, level, t.clock, creator_color);
+    let id = match started.await {
         Ok(id) => id,
         Err(crate::game::store::CreateError::Invalid(m)) => return Err(ApiError::bad_request("invalid_challenge", m)),
         Err(crate::game::store::CreateError::Busy(busy)) => {
@@ -261,11 +254,6 @@ pub(crate) async fn ai(
         }
         Err(crate::game::store::CreateError::Other(e)) => return Err(internal(&e)),
     };
-    tracing::info!(game.id = %id, bot.level = level.number(), "computer game started by the API");
-    let players = [PlayerRef::User(user.id)];
-    if let Err(e) = crate::lobby::players_started(&state.lobby_ctx(), &players).await {
-        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
-    }
     let live = crate::game::store::load(&state.pool, &id)
         .await
         .map_err(|e| internal(&e))?

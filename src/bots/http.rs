@@ -14,8 +14,8 @@ use serde::Deserialize;
 use crate::auth::csrf::CsrfForm;
 use crate::error::PageError;
 use crate::game::identity::Identity;
-use crate::game::store::{self, CreateError};
-use crate::game::{CreateGame, PlayerRef, TIME_CONTROLS, TimeControl};
+use crate::game::store::CreateError;
+use crate::game::{TIME_CONTROLS, TimeControl};
 use crate::pages::{PageCtx, render, render_status};
 use crate::startup::AppState;
 
@@ -154,16 +154,7 @@ pub(crate) async fn create(
     if crate::api::bot::is_bot_account(&state, &player).await? {
         return invalid(crate::api::bot::PEOPLE_ONLY.into());
     }
-    let request = CreateGame {
-        variant: info.id.to_string(),
-        clock,
-        // Bot games are always casual.
-        rated: false,
-        creator: player.clone(),
-        creator_color: color,
-        opponent: Some(PlayerRef::Bot(level)),
-    };
-    let id = match store::create_game(&state.pool, request, &state.game).await {
+    let id = match super::start_game(&state, player, info.id, level, clock, color).await {
         Ok(id) => id,
         Err(CreateError::Invalid(msg)) => return invalid(msg),
         Err(CreateError::Busy(_)) => {
@@ -175,11 +166,6 @@ pub(crate) async fn create(
         }
         Err(CreateError::Other(e)) => return Err(PageError::Internal(e)),
     };
-    tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");
-    let lobby = state.lobby_ctx();
-    if let Err(e) = crate::lobby::players_started(&lobby, &[player]).await {
-        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
-    }
     let mut resp = HttpResponse::SeeOther().insert_header((header::LOCATION, format!("/{id}"))).finish();
     if let Some(c) = cookie {
         resp.add_cookie(&c).map_err(|e| anyhow::anyhow!("setting the guest cookie: {e}"))?;

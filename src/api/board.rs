@@ -180,6 +180,17 @@ pub(crate) async fn chat<A: Scope>(
     run(&state, &user, &path, ApiOp::Chat(room, b.text)).await
 }
 
+/// A game the caller plays in; `404` for any other.
+async fn game_of(state: &AppState, id: &str, user: &ApiUser) -> Result<Game, ApiError> {
+    let id = game_id(id)?;
+    let live =
+        store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
+    if live.seat_of(&PlayerRef::User(user.id)).is_none() {
+        return Err(not_found("No such game of yours"));
+    }
+    Ok(live)
+}
+
 /// Most lines `GET /api/{board|bot}/game/{id}/chat` answers.
 const CHAT_HISTORY: i64 = 200;
 
@@ -191,14 +202,9 @@ pub(crate) async fn chat_history<A: Scope>(
     path: web::Path<String>,
     user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
-    let live =
-        store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
-    if live.seat_of(&PlayerRef::User(user.id)).is_none() {
-        return Err(not_found("No such game of yours"));
-    }
+    let live = game_of(&state, &path, &user).await?;
     let lines =
-        crate::db::games::recent_chat_for(&state.pool, id.as_str(), Room::Player.as_str(), CHAT_HISTORY, user.id)
+        crate::db::games::recent_chat_for(&state.pool, live.id.as_str(), Room::Player.as_str(), CHAT_HISTORY, user.id)
             .await
             .map_err(|e| internal(&e))?;
     let out: Vec<Value> = lines.iter().map(|l| json!({"text": l.text, "user": l.author})).collect();
@@ -213,12 +219,7 @@ pub(crate) async fn stream<A: Scope>(
     path: web::Path<String>,
     user: Scoped<A>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
-    let live =
-        store::load(&state.pool, &id).await.map_err(|e| internal(&e))?.ok_or_else(|| not_found("No such game"))?;
-    if live.seat_of(&PlayerRef::User(user.id)).is_none() {
-        return Err(not_found("No such game of yours"));
-    }
+    let live = game_of(&state, &path, &user).await?;
     let (tx, rx) = mpsc::channel::<String>(256);
     tokio::spawn(follow(state.into_inner(), user.user, live, tx));
     Ok(ndjson(rx))

@@ -241,7 +241,8 @@ pub(crate) async fn ai(
         Some(c) => c,
         None => crate::lobby::random_color().map_err(|e| internal(&e))?,
     };
-    let started = crate::bots::start_game(&state, PlayerRef::User(user.id), &t.variant, level, t.clock, creator_color);
+    let started =
+        crate::bots::http::start_game(&state, PlayerRef::User(user.id), &t.variant, level, t.clock, creator_color);
     let id = match started.await {
         Ok(id) => id,
         Err(crate::game::store::CreateError::Invalid(m)) => return Err(ApiError::bad_request("invalid_challenge", m)),

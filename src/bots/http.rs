@@ -120,6 +120,36 @@ pub(crate) async fn form(session: Session, query: web::Query<FormQuery>) -> Resu
     render(&page(PageCtx::new(&session)?, form, None))
 }
 
+/// Starts a game of `player` against the computer at `level`: casual, as every game against it,
+/// with `player` in `color`; their seeks go, as when any game starts. The site's form and
+/// `POST /api/challenge/ai` both start theirs here.
+///
+/// # Errors
+/// As [`crate::game::store::create_game`].
+pub(crate) async fn start_game(
+    state: &crate::startup::AppState,
+    player: crate::game::PlayerRef,
+    variant: &str,
+    level: Level,
+    clock: Option<crate::game::TimeControl>,
+    color: chessgold_engine::Color,
+) -> Result<crate::game::GameId, crate::game::store::CreateError> {
+    let request = crate::game::CreateGame {
+        variant: variant.to_string(),
+        clock,
+        rated: false,
+        creator: player.clone(),
+        creator_color: color,
+        opponent: Some(crate::game::PlayerRef::Bot(level)),
+    };
+    let id = crate::game::store::create_game(&state.pool, request, &state.game).await?;
+    tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");
+    if let Err(e) = crate::lobby::players_started(&state.lobby_ctx(), &[player]).await {
+        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
+    }
+    Ok(id)
+}
+
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create(
     state: web::Data<AppState>,
@@ -154,7 +184,7 @@ pub(crate) async fn create(
     if crate::api::bot::is_bot_account(&state, &player).await? {
         return invalid(crate::api::bot::PEOPLE_ONLY.into());
     }
-    let id = match super::start_game(&state, player, info.id, level, clock, color).await {
+    let id = match start_game(&state, player, info.id, level, clock, color).await {
         Ok(id) => id,
         Err(CreateError::Invalid(msg)) => return invalid(msg),
         Err(CreateError::Busy(_)) => {

@@ -21,36 +21,6 @@ pub fn display_name(level: Level) -> String {
 }
 
 /// Whether the bot plays the variant `id` (the bot crate's `dispatch` knows it).
-/// Starts a game of `player` against the computer at `level`: casual, as every game against it,
-/// with `player` in `color`; their seeks go, as when any game starts. The site's form and
-/// `POST /api/challenge/ai` both start theirs here.
-///
-/// # Errors
-/// As [`crate::game::store::create_game`].
-pub async fn start_game(
-    state: &crate::startup::AppState,
-    player: crate::game::PlayerRef,
-    variant: &str,
-    level: Level,
-    clock: Option<crate::game::TimeControl>,
-    color: chessgold_engine::Color,
-) -> Result<crate::game::GameId, crate::game::store::CreateError> {
-    let request = crate::game::CreateGame {
-        variant: variant.to_string(),
-        clock,
-        rated: false,
-        creator: player.clone(),
-        creator_color: color,
-        opponent: Some(crate::game::PlayerRef::Bot(level)),
-    };
-    let id = crate::game::store::create_game(&state.pool, request, &state.game).await?;
-    tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");
-    if let Err(e) = crate::lobby::players_started(&state.lobby_ctx(), &[player]).await {
-        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
-    }
-    Ok(id)
-}
-
 /// Whether the computer plays the variant `id`.
 pub fn plays(id: &str) -> bool {
     struct Known;

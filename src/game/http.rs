@@ -210,9 +210,10 @@ pub(crate) async fn join(
             }
         }
     }
-    let perf = match (live.rated, user_id) {
-        (true, Some(uid)) => Some(db::ratings::perf(&state.pool, uid, live.info.id).await?),
-        _ => None,
+    // Shown in casual games too; only rated games change it.
+    let perf = match user_id {
+        Some(uid) => Some(db::ratings::perf(&state.pool, uid, live.info.id).await?),
+        None => None,
     };
     let seat = Seat {
         player_id: random_base62(4)?,

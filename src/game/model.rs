@@ -59,7 +59,7 @@ pub struct Seat {
     /// The account is a BOT account (lichess's title BOT), played by a program through the BOT
     /// API; not the site's computer, which is [`Seat::bot`].
     pub account_bot: bool,
-    /// Rating before the game (rated games).
+    /// Rating before the game (an account's, shown in casual games too).
     pub rating_before: Option<i32>,
     /// Rating after the game (rated games, once over).
     pub rating_after: Option<i32>,

@@ -82,12 +82,11 @@ fn color_text(c: Option<Color>) -> Option<String> {
     c.map(|c| c.name().to_string())
 }
 
-/// A new seat for a player, with the rating shown before a rated game.
+/// A new seat for a player, with the rating shown before the game (rated or casual).
 async fn new_seat(
     pool: &PgPool,
     who: &PlayerRef,
     variant_id: &str,
-    rated: bool,
     cfg: &GameSettings,
 ) -> anyhow::Result<Seat> {
     let (user_id, guest_id, bot, name, account_bot) = match who {
@@ -98,9 +97,10 @@ async fn new_seat(
         PlayerRef::Guest(g) => (None, Some(g.clone()), None, "Anonymous".to_string(), false),
         PlayerRef::Bot(level) => (None, None, Some(*level), crate::bots::display_name(*level), false),
     };
-    let perf = match (rated, user_id) {
-        (true, Some(id)) => Some(db::ratings::perf(pool, id, variant_id).await?),
-        _ => None,
+    // An account's rating shows in casual games too (as on lichess); only rated games change it.
+    let perf = match user_id {
+        Some(id) => Some(db::ratings::perf(pool, id, variant_id).await?),
+        None => None,
     };
     // A bot shows the estimated rating of its level (bot games are casual: it never changes).
     let shown = perf.map(|p| p.rating).or_else(|| bot.map(|l| l.spec().rating as i32));
@@ -218,9 +218,9 @@ async fn prepare(
         started_at: started.then_some(now),
         finished_at: None,
     };
-    let mut players = vec![seat_row(req.creator_color, &new_seat(pool, &req.creator, info.id, req.rated, cfg).await?)];
+    let mut players = vec![seat_row(req.creator_color, &new_seat(pool, &req.creator, info.id, cfg).await?)];
     if let Some(o) = &req.opponent {
-        players.push(seat_row(!req.creator_color, &new_seat(pool, o, info.id, req.rated, cfg).await?));
+        players.push(seat_row(!req.creator_color, &new_seat(pool, o, info.id, cfg).await?));
     }
     Ok((game, players))
 }

@@ -195,7 +195,7 @@ pub struct Player {
     pub title: Option<&'static str>,
     /// The bot's level, for a bot.
     pub bot: Option<u8>,
-    /// Rating before the game (rated games; a bot's estimate).
+    /// Rating before the game (an account's, rated or casual; a bot's estimate).
     pub rating: Option<i32>,
     /// Whether the rating is provisional.
     pub provisional: bool,

@@ -57,9 +57,17 @@ async fn rated_games_update_elo_exactly() {
     assert_eq!(rating(&app.db_pool, "blacky").await, (1538, 2));
 
     // A casual game changes nothing.
-    let (_, end) = black_mates(&w, &b, "casual").await;
+    let (casual, end) = black_mates(&w, &b, "casual").await;
     assert_eq!(end["d"]["ratings"], serde_json::Value::Null);
     assert_eq!(rating(&app.db_pool, "whitey").await, (1462, 2));
+    // Its players' ratings show all the same (as on lichess), with no change.
+    let text = w.http.get(format!("{}/api/games/user/whitey?max=1", app.address)).send().await.unwrap();
+    let newest: serde_json::Value = serde_json::from_str(text.text().await.unwrap().trim()).unwrap();
+    assert_eq!(newest["id"], casual.as_str());
+    assert_eq!(newest["rated"], false);
+    let players = &newest["players"];
+    assert_eq!((players["white"]["rating"].as_i64(), players["black"]["rating"].as_i64()), (Some(1462), Some(1538)));
+    assert!(players["white"].get("ratingDiff").is_none(), "{players}");
 
     // Nor does an aborted rated game.
     let id = w.create("standard", "3+0", "rated", "white").await;

@@ -262,10 +262,10 @@ pub(crate) async fn games(
         .collect();
     // A perf is a variant id or a speed of standard chess; anything else would quietly match
     // nothing.
-    if let Some(bad) = perfs.iter().find(|p| {
-        chessgold_engine::registry::variant(p).is_none()
-            && !crate::game::Speed::ALL.iter().any(|s| s.key() == p.as_str())
-    }) {
+    if let Some(bad) = perfs
+        .iter()
+        .find(|p| chessgold_engine::registry::variant(p).is_none() && crate::game::Speed::from_key(p).is_none())
+    {
         return Err(ApiError::bad_request(
             "bad_query",
             format!("perfType '{}' is neither a variant nor a speed", bad.chars().take(30).collect::<String>()),
@@ -396,6 +396,9 @@ fn names_of(text: &str, max: usize) -> Result<Vec<String>, ApiError> {
 pub(crate) struct StatusQuery {
     /// Names, comma separated.
     ids: String,
+    /// `true`: the id of the game each one plays, as `playingId`.
+    #[serde(rename = "withGameIds")]
+    with_game_ids: Option<String>,
 }
 
 /// `GET /api/users/status?ids=a,b`: whether each account is online (seen in the last minutes:
@@ -408,16 +411,20 @@ pub(crate) async fn status(
     _caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let names = names_of(&query.ids, MAX_IDS)?;
+    let with_game_ids = lichess::flag(query.with_game_ids.as_deref(), "withGameIds", false)?;
     let rows = db::users::status_of(&state.pool, &names).await.map_err(|e| internal(&e))?;
     let out: Vec<Value> = rows
         .into_iter()
         .map(|r| {
             let mut v = json!({"id": r.username.to_lowercase(), "name": r.username, "online": r.online,
-                               "playing": r.playing});
-            if r.bot
-                && let Some(o) = v.as_object_mut()
-            {
-                o.insert("title".into(), Value::from(crate::domain::BOT_TITLE));
+                               "playing": r.playing.is_some()});
+            if let Some(o) = v.as_object_mut() {
+                if r.bot {
+                    o.insert("title".into(), Value::from(crate::domain::BOT_TITLE));
+                }
+                if let (true, Some(game)) = (with_game_ids, r.playing) {
+                    o.insert("playingId".into(), Value::from(game));
+                }
             }
             v
         })
@@ -564,16 +571,16 @@ pub(crate) async fn perf(
 ) -> Result<HttpResponse, ApiError> {
     let (name, key) = path.into_inner();
     let u = find_user(&state, &name).await?;
-    let variant = if crate::game::Speed::ALL.iter().any(|s| s.key() == key) {
-        "standard"
-    } else {
-        chessgold_engine::registry::variant(&key)
+    let speed = crate::game::Speed::from_key(&key);
+    let variant = match speed {
+        Some(_) => "standard",
+        None => chessgold_engine::registry::variant(&key)
             .map(|v| v.id)
-            .ok_or_else(|| not_found("No such perf: a variant id or a speed of standard chess"))?
+            .ok_or_else(|| not_found("No such perf: a variant id or a speed of standard chess"))?,
     };
     let rating = db::ratings::perf(&state.pool, u.id, variant).await.map_err(|e| internal(&e))?;
     let [all, rated, wins, draws, losses] =
-        db::profiles::record_in(&state.pool, u.id, variant).await.map_err(|e| internal(&e))?;
+        db::profiles::record_in(&state.pool, u.id, variant, speed).await.map_err(|e| internal(&e))?;
     let points: Vec<_> = db::profiles::rating_history(&state.pool, u.id)
         .await
         .map_err(|e| internal(&e))?

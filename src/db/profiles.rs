@@ -248,20 +248,36 @@ pub async fn crosstable(db: impl PgExecutor<'_>, a: Uuid, b: Uuid) -> anyhow::Re
     Ok((r.a, r.b, r.games))
 }
 
-/// An account's results in one variant: (games with a result, rated ones, wins, draws, losses).
+/// An account's results in one variant (for standard chess, of one speed when `speed` is given):
+/// (games with a result, rated ones, wins, draws, losses).
 ///
 /// # Errors
 /// Database failures.
-pub async fn record_in(db: impl PgExecutor<'_>, user_id: Uuid, variant: &str) -> anyhow::Result<[i64; 5]> {
+pub async fn record_in(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    variant: &str,
+    speed: Option<crate::game::Speed>,
+) -> anyhow::Result<[i64; 5]> {
+    // A speed keeps the games whose clock's estimated length is in its range (lichess's
+    // reckoning: the limit plus 40 increments), or, for correspondence, those without a clock.
+    let range = speed.map(|s| s.estimate_range());
+    let (lo, hi) = range.flatten().map_or((None, None), |(lo, hi)| (Some(lo), Some(hi)));
     let r = sqlx::query!(
         r#"SELECT count(*) AS "all!", count(*) FILTER (WHERE g.rated) AS "rated!",
               count(*) FILTER (WHERE g.winner = p.color) AS "wins!",
               count(*) FILTER (WHERE g.winner IS NULL) AS "draws!",
               count(*) FILTER (WHERE g.winner <> p.color) AS "losses!"
            FROM game_players p JOIN games g ON g.id = p.game_id
-           WHERE p.user_id = $1 AND g.variant = $2 AND g.status NOT IN (10, 20, 25, 37)"#,
+           WHERE p.user_id = $1 AND g.variant = $2 AND g.status NOT IN (10, 20, 25, 37)
+             AND (NOT $3 OR CASE WHEN g.clock_limit IS NULL THEN $4::int IS NULL
+                                 ELSE g.clock_limit / 100 + 40 * (g.clock_increment / 100) >= $4
+                                      AND g.clock_limit / 100 + 40 * (g.clock_increment / 100) < $5 END)"#,
         user_id,
-        variant
+        variant,
+        range.is_some(),
+        lo,
+        hi
     )
     .fetch_one(db)
     .await

@@ -220,8 +220,8 @@ pub struct StatusRow {
     /// Seen within [`ONLINE_MINUTES`]: a page (its session), a token's request, a BOT's open
     /// event stream.
     pub online: bool,
-    /// In a game being played.
-    pub playing: bool,
+    /// The game being played, if any (the newest, when several are).
+    pub playing: Option<String>,
 }
 
 /// How recently an account must have been seen to count as online.
@@ -242,8 +242,9 @@ pub async fn status_of(db: impl PgExecutor<'_>, names: &[String]) -> anyhow::Res
                OR EXISTS (SELECT 1 FROM api_tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL
                             AND t.last_used_at > now() - make_interval(mins => $2))
                OR (u.bot AND u.bot_seen_at > now() - make_interval(mins => $2))) AS "online!",
-              EXISTS (SELECT 1 FROM game_players p JOIN games g ON g.id = p.game_id
-                      WHERE p.user_id = u.id AND g.status = 20) AS "playing!"
+              (SELECT g.id FROM game_players p JOIN games g ON g.id = p.game_id
+                WHERE p.user_id = u.id AND g.status = 20
+                ORDER BY g.created_at DESC LIMIT 1) AS "playing?"
            FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i)
            JOIN users u ON lower(u.username) = n.name
            WHERE NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.user_id = u.id AND s.kind = 'account_closed'

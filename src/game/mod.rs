@@ -272,6 +272,24 @@ impl Speed {
         }
     }
 
+    /// The estimated lengths of this speed's clocks, in seconds (from, to excluded), as
+    /// [`Speed::of`] counts them; `None` for correspondence (games without a clock).
+    pub fn estimate_range(self) -> Option<(i32, i32)> {
+        match self {
+            Speed::UltraBullet => Some((0, 30)),
+            Speed::Bullet => Some((30, 180)),
+            Speed::Blitz => Some((180, 480)),
+            Speed::Rapid => Some((480, 1500)),
+            Speed::Classical => Some((1500, i32::MAX)),
+            Speed::Correspondence => None,
+        }
+    }
+
+    /// The speed of a lichess key.
+    pub fn from_key(key: &str) -> Option<Speed> {
+        Speed::ALL.into_iter().find(|s| s.key() == key)
+    }
+
     /// Lichess's key (`ultraBullet`, `bullet`, ...), as in its API.
     pub fn key(self) -> &'static str {
         match self {

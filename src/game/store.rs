@@ -83,12 +83,7 @@ fn color_text(c: Option<Color>) -> Option<String> {
 }
 
 /// A new seat for a player, with the rating shown before the game (rated or casual).
-async fn new_seat(
-    pool: &PgPool,
-    who: &PlayerRef,
-    variant_id: &str,
-    cfg: &GameSettings,
-) -> anyhow::Result<Seat> {
+async fn new_seat(pool: &PgPool, who: &PlayerRef, variant_id: &str, cfg: &GameSettings) -> anyhow::Result<Seat> {
     let (user_id, guest_id, bot, name, account_bot) = match who {
         PlayerRef::User(id) => {
             let user = db::users::find_by_id(pool, *id).await?.ok_or_else(|| anyhow::anyhow!("no such user"))?;

@@ -149,9 +149,10 @@ impl TestApp {
         format!("{}{path}", self.address)
     }
 
-    /// GET.
+    /// GET; an answer of the API is checked against `docs/openapi.yaml`.
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.client.get(self.url(path)).send().await.expect("GET sent")
+        let resp = self.client.get(self.url(path)).send().await.expect("GET sent");
+        if path.starts_with("/api/") { crate::openapi::checked("GET", resp).await } else { resp }
     }
 
     /// GET, returning the body.
@@ -198,9 +199,10 @@ impl TestApp {
         .await
     }
 
-    /// POSTs to the local-play API.
+    /// POSTs to the local-play API; the answer is checked against `docs/openapi.yaml`.
     pub async fn post_local(&self, body: &serde_json::Value) -> reqwest::Response {
-        self.client.post(self.url("/api/local")).json(body).send().await.expect("POST sent")
+        let resp = self.client.post(self.url("/api/local")).json(body).send().await.expect("POST sent");
+        crate::openapi::checked("POST", resp).await
     }
 
     /// The name shown in the header when logged in.

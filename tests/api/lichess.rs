@@ -32,38 +32,53 @@ fn client() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
 }
 
-async fn get(app: &TestApp, token: Option<&str>, path: &str) -> reqwest::Response {
-    let mut r = client().get(app.url(path));
-    if let Some(t) = token {
-        r = r.bearer_auth(t);
+/// A request with the token, if any.
+fn request(method: reqwest::Method, app: &TestApp, token: Option<&str>, path: &str) -> reqwest::RequestBuilder {
+    let r = client().request(method, app.url(path));
+    match token {
+        Some(t) => r.bearer_auth(t),
+        None => r,
     }
-    r.send().await.unwrap()
 }
 
+/// Sends `r`; an answer of the API is checked against `docs/openapi.yaml`.
+async fn send(r: reqwest::RequestBuilder) -> reqwest::Response {
+    let (client, req) = r.build_split();
+    let req = req.unwrap();
+    let (method, api) = (req.method().to_string(), req.url().path().starts_with("/api/"));
+    let resp = client.execute(req).await.unwrap();
+    if api { crate::openapi::checked(&method, resp).await } else { resp }
+}
+
+/// A GET, its answer checked against `docs/openapi.yaml`.
+async fn get(app: &TestApp, token: Option<&str>, path: &str) -> reqwest::Response {
+    crate::openapi::checked("GET", request(reqwest::Method::GET, app, token, path).send().await.unwrap()).await
+}
+
+/// A POST of a form, its answer checked against `docs/openapi.yaml`.
 async fn post_form(app: &TestApp, token: Option<&str>, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
-    let mut r = client().post(app.url(path)).form(form);
-    if let Some(t) = token {
-        r = r.bearer_auth(t);
-    }
-    r.send().await.unwrap()
+    let r = request(reqwest::Method::POST, app, token, path).form(form);
+    crate::openapi::checked("POST", r.send().await.unwrap()).await
 }
 
 /// An NDJSON stream read line by line (keep-alive newlines skipped).
+/// Each line is checked against the description of the stream (`method` on the path).
 struct Ndjson {
     resp: reqwest::Response,
+    method: &'static str,
     buf: String,
 }
 
 impl Ndjson {
     async fn open(app: &TestApp, token: &str, path: &str) -> Ndjson {
-        let resp = get(app, Some(token), path).await;
+        let resp = request(reqwest::Method::GET, app, Some(token), path).send().await.unwrap();
         assert_eq!(resp.status().as_u16(), 200, "{path}");
         assert_eq!(resp.headers().get("content-type").unwrap(), "application/x-ndjson");
-        Ndjson { resp, buf: String::new() }
+        Ndjson::from("GET", resp)
     }
 
-    fn from(resp: reqwest::Response) -> Ndjson {
-        Ndjson { resp, buf: String::new() }
+    fn from(method: &'static str, resp: reqwest::Response) -> Ndjson {
+        Ndjson { resp, method, buf: String::new() }
     }
 
     /// The next JSON line, or `None` at the end of the stream; keep-alive newlines do not
@@ -79,6 +94,8 @@ impl Ndjson {
             while let Some(at) = self.buf.find('\n') {
                 let line: String = self.buf.drain(..=at).collect();
                 if !line.trim().is_empty() {
+                    let path = self.resp.url().path();
+                    crate::openapi::check_line(self.method, path, line.trim()).unwrap_or_else(|e| panic!("{e}"));
                     return Some(serde_json::from_str(line.trim()).unwrap());
                 }
             }
@@ -156,6 +173,9 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
         serde_json::json!([{"id": "bob", "name": "bob", "online": true, "playing": true},
                            {"id": "alice", "name": "alice", "online": true, "playing": true}])
     );
+    let st: Value = get(&app, None, "/api/users/status?ids=bob&withGameIds=true").await.json().await.unwrap();
+    assert_eq!(st[0]["playingId"], id.as_str(), "{st}");
+    assert_eq!(get(&app, None, "/api/users/status?ids=bob&withGameIds=maybe").await.status().as_u16(), 400);
     let current: Value = get(&app, None, "/api/user/alice/current-game").await.json().await.unwrap();
     assert_eq!(current["id"], id.as_str());
     let mut a_game = Ndjson::open(&app, &alice.token, &format!("/api/board/game/stream/{id}")).await;
@@ -230,14 +250,13 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     assert_eq!(g["moves"], "f2f3 e7e5 g2g4 d8h4");
     assert_eq!(g["players"]["white"]["user"]["name"], "alice");
     assert!(g["players"]["white"]["ratingDiff"].as_i64().unwrap() < 0);
-    let r =
-        client().get(app.url(&format!("/game/export/{id}"))).header("Accept", "application/json").send().await.unwrap();
+    let r = send(client().get(app.url(&format!("/game/export/{id}"))).header("Accept", "application/json")).await;
     assert_eq!(r.json::<Value>().await.unwrap()["moves"], "f2f3 e7e5 g2g4 d8h4");
     // The users endpoints after the game.
     let st: Value = get(&app, None, "/api/users/status?ids=alice").await.json().await.unwrap();
     assert_eq!(st[0]["playing"], false);
     assert_eq!(get(&app, None, "/api/users/status?ids=").await.status().as_u16(), 400);
-    let r = client().post(app.url("/api/users")).body("bob,nobody,alice").send().await.unwrap();
+    let r = send(client().post(app.url("/api/users")).body("bob,nobody,alice")).await;
     let many: Value = r.json().await.unwrap();
     let names: Vec<&str> = many.as_array().unwrap().iter().map(|u| u["username"].as_str().unwrap()).collect();
     assert_eq!(names, ["bob", "alice"]);
@@ -267,6 +286,14 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     assert_eq!(perf["perf"]["glicko"]["rating"], u["perfs"]["standard"]["rating"]);
     assert_eq!(perf["stat"]["count"]["win"], 1);
     assert_eq!(perf["stat"]["highest"]["int"], u["perfs"]["standard"]["rating"]);
+    // The counts of a speed are of its games only (the 5+0 game is blitz); the rating is
+    // standard's one Elo under every speed.
+    let bullet: Value = get(&app, None, "/api/user/bob/perf/bullet").await.json().await.unwrap();
+    assert_eq!((bullet["stat"]["count"]["all"].as_i64(), bullet["stat"]["count"]["win"].as_i64()), (Some(0), Some(0)));
+    assert_eq!(bullet["perf"]["glicko"]["rating"], u["perfs"]["standard"]["rating"]);
+    let correspondence: Value = get(&app, None, "/api/user/bob/perf/correspondence").await.json().await.unwrap();
+    assert_eq!(correspondence["stat"]["count"]["all"], 0, "{correspondence}");
+    assert_eq!(perf["stat"]["count"]["all"], 1, "{perf}");
     assert_eq!(get(&app, None, "/api/user/bob/perf/nope").await.status().as_u16(), 404);
     assert_eq!(get(&app, None, "/api/crosstable/alice/Alice").await.status().as_u16(), 400);
     let cross: Value = get(&app, None, "/api/crosstable/alice/Bob").await.json().await.unwrap();
@@ -429,13 +456,13 @@ async fn a_declined_challenge_tells_the_challenger_and_a_cancelled_one_the_chall
     let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
     let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
     // JSON bodies are accepted as well as forms.
-    let r = client()
-        .post(app.url("/api/challenge/BOB"))
-        .bearer_auth(&alice.token)
-        .json(&serde_json::json!({"rated": false, "variant": "gold", "color": "black"}))
-        .send()
-        .await
-        .unwrap();
+    let r = send(
+        client()
+            .post(app.url("/api/challenge/BOB"))
+            .bearer_auth(&alice.token)
+            .json(&serde_json::json!({"rated": false, "variant": "gold", "color": "black"})),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 200);
     let c: Value = r.json().await.unwrap();
     assert_eq!(c["timeControl"]["type"], "unlimited");
@@ -483,7 +510,7 @@ async fn board_seeks_pair_two_token_users() {
         .json(&serde_json::json!({"time": 3, "increment": 2, "rated": true, "color": "random"}))
         .send();
     let (ra, rb) = tokio::join!(form, json);
-    let (mut sa, mut sb) = (Ndjson::from(ra.unwrap()), Ndjson::from(rb.unwrap()));
+    let (mut sa, mut sb) = (Ndjson::from("POST", ra.unwrap()), Ndjson::from("POST", rb.unwrap()));
     // Both seeks end once paired.
     let (ea, eb) = tokio::join!(sa.next(), sb.next());
     assert!(ea.is_none() && eb.is_none());
@@ -526,7 +553,7 @@ async fn bad_requests_get_the_right_4xx() {
     assert_eq!(r.status().as_u16(), 401);
     assert!(r.json::<Value>().await.unwrap()["error"].is_string());
     assert_eq!(get(&app, Some("cgp_nope"), "/api/account").await.status().as_u16(), 401);
-    let r = client().get(app.url("/api/account")).header("Authorization", "Basic abc").send().await.unwrap();
+    let r = send(client().get(app.url("/api/account")).header("Authorization", "Basic abc")).await;
     assert_eq!(r.status().as_u16(), 401);
     let r = get(&app, Some(&alice.token), "/api/account").await;
     assert_eq!(r.status().as_u16(), 200);
@@ -566,33 +593,34 @@ async fn bad_requests_get_the_right_4xx() {
         404
     );
     // Tokens work from any origin (no cookie, so no cross-site forgery).
-    let r = client()
-        .post(app.url(&format!("/api/board/game/{id}/move/e2e4")))
-        .bearer_auth(&alice.token)
-        .header("Origin", "https://elsewhere.example")
-        .send()
-        .await
-        .unwrap();
+    let r = send(
+        client()
+            .post(app.url(&format!("/api/board/game/{id}/move/e2e4")))
+            .bearer_auth(&alice.token)
+            .header("Origin", "https://elsewhere.example"),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 200);
     // Errors the framework answers are lichess's JSON too: a body over the size limit, an
     // export of no game, a route that does not exist; the status stays and CORS is there.
     let big = "x".repeat(300 * 1024);
-    let r = client()
-        .post(app.url(&format!("/api/board/game/{id}/chat")))
-        .bearer_auth(&alice.token)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(big)
-        .send()
-        .await
-        .unwrap();
+    let r = send(
+        client()
+            .post(app.url(&format!("/api/board/game/{id}/chat")))
+            .bearer_auth(&alice.token)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(big),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 413);
     assert_eq!(r.headers().get("access-control-allow-origin").unwrap(), "*");
     assert!(r.headers().contains_key("x-request-id"));
     let e: Value = r.json().await.unwrap();
     assert_eq!(e["code"], "too_large", "{e}");
     assert!(e["error"].as_str().is_some_and(|t| !t.is_empty()));
+    // Paths the description does not have (no route, or not under /api): unchecked.
     for path in ["/game/export/zzzzzzzz", "/api/no/such/thing", "/game/export/short"] {
-        let r = get(&app, None, path).await;
+        let r = request(reqwest::Method::GET, &app, None, path).send().await.unwrap();
         assert_eq!(r.status().as_u16(), 404, "{path}");
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "not_found", "{path}");
     }
@@ -827,7 +855,7 @@ async fn tokens_are_tested_and_revoked_as_on_lichess() {
     let alice = player(&app, "Alice", &["bot:play", "board:play", "preference:read", "email:read"]).await;
     let bob = player(&app, "bob", &["challenge:read"]).await;
     let body = format!("{}, {},cgp_nonsense", alice.token, bob.token);
-    let r = client().post(app.url("/api/token/test")).body(body).send().await.unwrap();
+    let r = send(client().post(app.url("/api/token/test")).body(body)).await;
     assert_eq!(r.status().as_u16(), 200);
     let tested: Value = r.json().await.unwrap();
     assert_eq!(
@@ -839,7 +867,7 @@ async fn tokens_are_tested_and_revoked_as_on_lichess() {
         })
     );
     for bad in ["", " , ", "\u{0}"] {
-        let r = client().post(app.url("/api/token/test")).body(bad.to_string()).send().await.unwrap();
+        let r = send(client().post(app.url("/api/token/test")).body(bad.to_string())).await;
         let status = r.status().as_u16();
         let answer: Value = r.json().await.unwrap();
         if bad == "\u{0}" {
@@ -860,13 +888,13 @@ async fn tokens_are_tested_and_revoked_as_on_lichess() {
     assert!(chessgold::api::auth::parse_scopes("bot:play,web:mod").unwrap_err().contains("unknown scope 'web:mod'"));
 
     // Revoking needs the token itself; afterwards it is gone, and the others stay.
-    let r = client().delete(app.url("/api/token")).send().await.unwrap();
+    let r = send(client().delete(app.url("/api/token"))).await;
     assert_eq!(r.status().as_u16(), 401);
-    let r = client().delete(app.url("/api/token")).bearer_auth(&alice.token).send().await.unwrap();
+    let r = send(client().delete(app.url("/api/token")).bearer_auth(&alice.token)).await;
     assert_eq!(r.status().as_u16(), 204);
     assert_eq!(get(&app, Some(&alice.token), "/api/account").await.status().as_u16(), 401);
     assert_eq!(client().delete(app.url("/api/token")).bearer_auth(&alice.token).send().await.unwrap().status(), 401);
-    let r = client().post(app.url("/api/token/test")).body(alice.token.clone()).send().await.unwrap();
+    let r = send(client().post(app.url("/api/token/test")).body(alice.token.clone())).await;
     assert_eq!(r.json::<Value>().await.unwrap()[alice.token.as_str()], Value::Null);
     assert_eq!(get(&app, Some(&bob.token), "/api/account").await.status().as_u16(), 200);
 }
@@ -893,28 +921,21 @@ async fn the_api_allows_any_origin_and_answers_preflights() {
     assert!(h["access-control-allow-headers"].to_str().unwrap().contains("Authorization"));
     assert_eq!(h["access-control-max-age"], "1728000");
     // The call itself, with a token from another origin; an error answer too.
-    let r = client()
-        .get(app.url("/api/account"))
-        .header("Origin", "https://example.org")
-        .bearer_auth(&alice.token)
-        .send()
-        .await
-        .unwrap();
+    let r =
+        send(client().get(app.url("/api/account")).header("Origin", "https://example.org").bearer_auth(&alice.token))
+            .await;
     assert_eq!((r.status().as_u16(), r.headers()["access-control-allow-origin"].to_str().unwrap()), (200, "*"));
-    let r = client().get(app.url("/api/account")).header("Origin", "https://example.org").send().await.unwrap();
+    let r = send(client().get(app.url("/api/account")).header("Origin", "https://example.org")).await;
     assert_eq!((r.status().as_u16(), r.headers()["access-control-allow-origin"].to_str().unwrap()), (401, "*"));
-    let r = client().get(app.url("/api/nothing-here")).send().await.unwrap();
+    let r = send(client().get(app.url("/api/nothing-here"))).await;
     assert_eq!((r.status().as_u16(), r.headers()["access-control-allow-origin"].to_str().unwrap()), (404, "*"));
     // A token's POST from another origin passes; the site's own pages carry no CORS header.
-    let r = client()
-        .post(app.url("/api/challenge/open"))
-        .header("Origin", "https://example.org")
-        .bearer_auth(&alice.token)
-        .send()
-        .await
-        .unwrap();
+    let r = send(
+        client().post(app.url("/api/challenge/open")).header("Origin", "https://example.org").bearer_auth(&alice.token),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 200, "{:?}", r.text().await);
-    let page = client().get(app.url("/")).header("Origin", "https://example.org").send().await.unwrap();
+    let page = send(client().get(app.url("/")).header("Origin", "https://example.org")).await;
     assert!(page.headers().get("access-control-allow-origin").is_none());
 }
 
@@ -1182,13 +1203,11 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
         assert!(e["error"].as_str().unwrap().starts_with(&format!("{term}:")), "{e}");
     }
     // JSON as berserk sends it: nulls are absent terms.
-    let r = client()
+    let r = send(client()
         .post(app.url("/api/challenge/bob"))
         .bearer_auth(&alice.token)
         .json(&serde_json::json!({"rated": false, "clock.limit": 60, "clock.increment": 1, "days": null, "fen": null, "color": "black"}))
-        .send()
-        .await
-        .unwrap();
+        ).await;
     assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
     let json_made: Value = r.json().await.unwrap();
     assert_eq!(
@@ -1334,17 +1353,13 @@ async fn games_of_an_account_are_filtered_and_exported_as_on_lichess() {
     assert!(g.get("moves").is_none(), "{g}");
     assert!(g["pgn"].as_str().unwrap().starts_with("[Event \"Casual Standard game\"]"), "{g}");
     assert_eq!(g["clocks"].as_array().unwrap().len(), 2, "one reading per move: {g}");
-    let r = client().get(app.url(base)).header("Accept", "application/x-chess-pgn").send().await.unwrap();
+    let r = send(client().get(app.url(base)).header("Accept", "application/x-chess-pgn")).await;
     assert_eq!(r.headers().get("content-type").unwrap(), "application/x-chess-pgn");
     let pgn = r.text().await.unwrap();
     assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
     assert!(pgn.contains("f2f3") && pgn.contains("\n\n[Event "), "{pgn}");
-    let r = client()
-        .get(app.url(&format!("{base}?tags=false")))
-        .header("Accept", "application/x-chess-pgn")
-        .send()
-        .await
-        .unwrap();
+    let r =
+        send(client().get(app.url(&format!("{base}?tags=false"))).header("Accept", "application/x-chess-pgn")).await;
     let bare = r.text().await.unwrap();
     assert!(!bare.contains('[') && bare.contains("e2e4"), "{bare}");
     for (bad, code) in [
@@ -1360,7 +1375,7 @@ async fn games_of_an_account_are_filtered_and_exported_as_on_lichess() {
         assert_eq!(r.json::<Value>().await.unwrap()["code"], code, "{bad}");
     }
     // By ids, in the order given.
-    let r = client().post(app.url("/api/games/export/_ids")).body(format!("{g1},zzzzzzzz,{g2}")).send().await.unwrap();
+    let r = send(client().post(app.url("/api/games/export/_ids")).body(format!("{g1},zzzzzzzz,{g2}"))).await;
     let ids: Vec<String> = r
         .text()
         .await
@@ -1437,9 +1452,9 @@ async fn a_spectator_stream_follows_a_game_to_its_end() {
     let bob = player(&app, "bob", ALL).await;
     let id =
         game_between(&app, &alice, &bob, &[("clock.limit", "300"), ("clock.increment", "2"), ("color", "white")]).await;
-    let resp = get(&app, None, &format!("/api/stream/game/{id}")).await;
+    let resp = request(reqwest::Method::GET, &app, None, &format!("/api/stream/game/{id}")).send().await.unwrap();
     assert_eq!(resp.status().as_u16(), 200);
-    let mut watch = Ndjson::from(resp);
+    let mut watch = Ndjson::from("GET", resp);
     let first = watch.next().await.unwrap();
     assert_eq!((first["id"].as_str(), first["status"]["name"].as_str()), (Some(id.as_str()), Some("started")));
     assert_eq!(first["players"]["white"]["user"]["name"], "alice");
@@ -1455,4 +1470,52 @@ async fn a_spectator_stream_follows_a_game_to_its_end() {
     assert_eq!((end["status"]["name"].as_str(), end["winner"].as_str()), (Some("resign"), Some("white")), "{end}");
     assert!(watch.next().await.is_none(), "the stream ends with the game");
     assert_eq!(get(&app, None, "/api/stream/game/zzzzzzzz").await.status().as_u16(), 404);
+}
+
+/// The game commands of the BOT API and the board API that the other tests leave out (draw and
+/// takeback answers, claims, abort, resign) and the block calls, each answered as
+/// `docs/openapi.yaml` describes it (the helpers check every answer) and as lichess would.
+#[tokio::test]
+async fn every_game_command_answers_as_described() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", &["board:play", "challenge:read", "challenge:write", "follow:write"]).await;
+    let robo = player(&app, "robo", &["bot:play"]).await;
+    assert_eq!(post_form(&app, Some(&robo.token), "/api/bot/account/upgrade", &[]).await.status().as_u16(), 200);
+    let id = game_between(&app, &alice, &robo, &[("clock.limit", "300"), ("clock.increment", "2"), ("color", "white")])
+        .await;
+    let board = |what: &str| format!("/api/board/game/{id}/{what}");
+    let bot = |what: &str| format!("/api/bot/game/{id}/{what}");
+    let status = |r: reqwest::Response| r.status().as_u16();
+    play(&app, &alice, &id, "e2e4").await;
+    let r = post_form(&app, Some(&robo.token), &bot("move/e7e5"), &[]).await;
+    assert_eq!(status(r), 200);
+    // A draw offered by the BOT, declined on the board; a takeback asked on the board, refused
+    // by the BOT.
+    assert_eq!(status(post_form(&app, Some(&robo.token), &bot("draw/yes"), &[]).await), 200);
+    assert_eq!(status(post_form(&app, Some(&alice.token), &board("draw/no"), &[]).await), 200);
+    assert_eq!(status(post_form(&app, Some(&alice.token), &board("takeback/yes"), &[]).await), 200);
+    assert_eq!(status(post_form(&app, Some(&robo.token), &bot("takeback/no"), &[]).await), 200);
+    assert_eq!(status(post_form(&app, Some(&robo.token), &bot("draw/maybe"), &[]).await), 400);
+    // Nothing to claim while both are here and no draw rule applies.
+    for (token, path) in
+        [(&robo.token, bot("claim-draw")), (&robo.token, bot("claim-victory")), (&alice.token, board("claim-draw"))]
+    {
+        let r = post_form(&app, Some(token), &path, &[]).await;
+        assert_eq!(status(r), 400, "{path}");
+    }
+    assert_eq!(status(post_form(&app, Some(&robo.token), &bot("resign"), &[]).await), 200);
+    let (stored, winner, _) = crate::round::stored_result(&app.db_pool, &id).await;
+    assert_eq!((stored, winner.as_deref()), (31, Some("white")), "resigned");
+    // A new game aborted by the BOT before it moves.
+    let id = game_between(&app, &alice, &robo, &[("clock.limit", "300"), ("clock.increment", "2"), ("color", "white")])
+        .await;
+    let r = post_form(&app, Some(&robo.token), &format!("/api/bot/game/{id}/abort"), &[]).await;
+    assert_eq!(status(r), 200);
+    assert_eq!(crate::round::stored_result(&app.db_pool, &id).await.0, 25, "aborted");
+    // Blocks, as lichess's relations API.
+    assert_eq!(status(post_form(&app, Some(&alice.token), "/api/rel/block/robo", &[]).await), 200);
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/robo", &[]).await;
+    assert_eq!(status(r), 403, "a blocked account cannot be challenged");
+    assert_eq!(status(post_form(&app, Some(&alice.token), "/api/rel/unblock/robo", &[]).await), 200);
+    assert_eq!(status(post_form(&app, Some(&alice.token), "/api/rel/block/nobody", &[]).await), 404);
 }

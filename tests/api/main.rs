@@ -16,6 +16,7 @@ mod migrations;
 mod mod_analysis;
 mod mod_pages;
 mod moderation;
+mod openapi;
 mod pages;
 mod playing;
 mod profiles;

@@ -118,9 +118,11 @@ impl Browser {
         self.ws(&format!("/socket/game/{id}{query}")).await
     }
 
-    /// POSTs JSON from this site's pages (with their Origin).
+    /// POSTs JSON from this site's pages (with their Origin); an answer of the API is checked
+    /// against `docs/openapi.yaml`.
     pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
-        self.http.post(self.url(path)).header("Origin", &self.base).json(body).send().await.unwrap()
+        let resp = self.http.post(self.url(path)).header("Origin", &self.base).json(body).send().await.unwrap();
+        if path.starts_with("/api/") { crate::openapi::checked("POST", resp).await } else { resp }
     }
 
     /// Opens a WebSocket at `path` with this browser's cookies.

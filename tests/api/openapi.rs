@@ -3,8 +3,8 @@
 //! tests' request helpers on every answer and on every line of every stream they read).
 #![expect(clippy::expect_used, reason = "test code: a failed step should fail the test loudly")]
 
-use std::collections::BTreeSet;
-use std::sync::LazyLock;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::{Value, json};
 
@@ -119,14 +119,20 @@ fn validate(schema: &Value, text: &str, method: &str, path: &str, status: u16) -
 }
 
 /// A draft 2020-12 validator of `schema` whose root also holds the description's components, so
-/// that `#/components/schemas/...` resolves.
-fn validator_for(schema: &Value) -> jsonschema::Validator {
-    let root = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "components": SPEC["components"],
-        "allOf": [schema],
+/// that `#/components/schemas/...` resolves; compiled once per schema (a stream checks each line).
+fn validator_for(schema: &Value) -> Arc<jsonschema::Validator> {
+    static COMPILED: LazyLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = LazyLock::new(Default::default);
+    let mut compiled = COMPILED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let entry = compiled.entry(schema.to_string()).or_insert_with(|| {
+        let root = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "components": SPEC["components"],
+            "allOf": [schema],
+        });
+        let v = jsonschema::draft202012::new(&root);
+        Arc::new(v.unwrap_or_else(|e| panic!("a schema of docs/openapi.yaml is invalid: {e}")))
     });
-    jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("a schema of docs/openapi.yaml is invalid: {e}"))
+    Arc::clone(entry)
 }
 
 /// Reads `resp` (an answer to `method` on its URL's path) whole, checks it against the

@@ -51,7 +51,7 @@ fn summary(live: &Game) -> Value {
         "player": live.engine.turn().name(),
         "turns": live.actions.len(),
         "startedAtTurn": 0,
-        "source": "friend",
+        "source": live.source.as_str(),
         "status": {"id": live.status.id(), "name": lichess::status_name(live.status)},
         "createdAt": lichess::ms(live.created_at),
         "lastMove": live.actions.last().map_or("", |a| a.action.as_str()),
@@ -95,6 +95,9 @@ async fn follow(state: Arc<AppState>, mut live: Game, out: mpsc::Sender<String>)
     let Ok((round, _)) = state.rounds.join(&live.id, conn, request).await else { return };
     let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
     keep_alive.tick().await;
+    // The actions the client has seen: a game's last move (a mate, a flag on a move) is shown as
+    // a position before the game's final summary, as lichess sends it.
+    let mut shown = live.actions.len();
     loop {
         tokio::select! {
             msg = rx.recv() => {
@@ -109,8 +112,19 @@ async fn follow(state: Arc<AppState>, mut live: Game, out: mpsc::Sender<String>)
                     }
                 };
                 let over = !live.status.is_live();
-                let text = if over { summary(&live) } else { position(&live, OffsetDateTime::now_utc()) };
-                if out.send(line(&text)).await.is_err() || over { break }
+                let mut lines = Vec::with_capacity(2);
+                if !over || live.actions.len() != shown {
+                    lines.push(position(&live, OffsetDateTime::now_utc()));
+                }
+                shown = live.actions.len();
+                if over {
+                    lines.push(summary(&live));
+                }
+                let mut closed = false;
+                for v in &lines {
+                    if out.send(line(v)).await.is_err() { closed = true; break }
+                }
+                if closed || over { break }
             }
             _ = keep_alive.tick() => if out.send("\n".to_string()).await.is_err() { break },
             () = out.closed() => break,

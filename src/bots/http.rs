@@ -138,15 +138,14 @@ pub(crate) async fn start_game(
         variant: variant.to_string(),
         clock,
         rated: false,
+        source: crate::game::Source::Ai,
         creator: player.clone(),
         creator_color: color,
         opponent: Some(crate::game::PlayerRef::Bot(level)),
     };
     let id = crate::game::store::create_game(&state.pool, request, &state.game).await?;
     tracing::info!(game.id = %id, bot.level = level.number(), "bot game started");
-    if let Err(e) = crate::lobby::players_started(&state.lobby_ctx(), &[player]).await {
-        tracing::warn!(error = format!("{e:#}"), "clearing the player's seeks failed");
-    }
+    crate::lobby::game_started(&state.lobby_ctx(), &[player], &id).await;
     Ok(id)
 }
 

@@ -6,7 +6,7 @@ use sqlx::{PgConnection, PgExecutor};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::game::Reason;
+use crate::game::{Reason, Source};
 
 /// A stored game.
 #[derive(Debug, Clone)]
@@ -27,6 +27,8 @@ pub struct GameRow {
     pub clock_increment: Option<i32>,
     /// Rated.
     pub rated: bool,
+    /// How the game came to be.
+    pub source: Source,
     /// Status id.
     pub status: i16,
     /// `white` / `black`.
@@ -139,8 +141,8 @@ pub struct ChatRow {
 pub async fn insert_game(db: &mut PgConnection, g: &GameRow) -> anyhow::Result<()> {
     sqlx::query!(
         "INSERT INTO games (id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status,
-            version, white_clock, black_clock, turn_at, created_at, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+            version, white_clock, black_clock, turn_at, created_at, started_at, source)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
         g.id,
         g.variant,
         g.seed,
@@ -155,7 +157,8 @@ pub async fn insert_game(db: &mut PgConnection, g: &GameRow) -> anyhow::Result<(
         g.black_clock,
         g.turn_at,
         g.created_at,
-        g.started_at
+        g.started_at,
+        g.source as Source
     )
     .execute(db)
     .await
@@ -201,7 +204,8 @@ pub async fn upsert_player(db: &mut PgConnection, game_id: &str, p: &PlayerRow) 
 pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<GameRow>> {
     sqlx::query_as!(
         GameRow,
-        r#"SELECT id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status, winner,
+        r#"SELECT id, variant, seed, salt, commitment, clock_limit, clock_increment, rated,
+            source AS "source: Source", status, winner,
             reason AS "reason: Reason", version, plies, turns, white_clock, black_clock, turn_at, draw_offer,
             takeback_offer, rematch_offer, rematch_id, created_at, started_at, finished_at
          FROM games WHERE id = $1"#,

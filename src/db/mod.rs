@@ -16,6 +16,39 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::settings::DatabaseSettings;
 
+/// Stores a type in a `text` column, by its `as_str()` and its `FromStr` (whose error says
+/// what is wrong with a stored value that is not one of its names).
+#[macro_export]
+macro_rules! stored_as_text {
+    ($t:ty) => {
+        impl sqlx::Type<sqlx::Postgres> for $t {
+            fn type_info() -> sqlx::postgres::PgTypeInfo {
+                <&str as sqlx::Type<sqlx::Postgres>>::type_info()
+            }
+
+            fn compatible(ty: &sqlx::postgres::PgTypeInfo) -> bool {
+                <&str as sqlx::Type<sqlx::Postgres>>::compatible(ty)
+            }
+        }
+
+        impl sqlx::Encode<'_, sqlx::Postgres> for $t {
+            fn encode_by_ref(
+                &self,
+                buf: &mut sqlx::postgres::PgArgumentBuffer,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <&str as sqlx::Encode<sqlx::Postgres>>::encode(self.as_str(), buf)
+            }
+        }
+
+        impl<'r> sqlx::Decode<'r, sqlx::Postgres> for $t {
+            fn decode(value: sqlx::postgres::PgValueRef<'r>) -> Result<$t, sqlx::error::BoxDynError> {
+                let text = <&str as sqlx::Decode<sqlx::Postgres>>::decode(value)?;
+                Ok(text.parse::<$t>()?)
+            }
+        }
+    };
+}
+
 /// The migrations in `migrations/`, embedded at build time.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 

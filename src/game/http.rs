@@ -146,6 +146,7 @@ pub(crate) async fn create(
         variant: info.id.to_string(),
         clock,
         rated,
+        source: crate::game::Source::Friend,
         creator: player,
         creator_color: color,
         opponent: None,

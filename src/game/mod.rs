@@ -13,6 +13,7 @@ pub mod reason;
 pub mod refusal;
 pub mod round;
 pub mod socket;
+pub mod source;
 pub mod store;
 pub mod sweeper;
 pub mod view;
@@ -26,6 +27,7 @@ use chessgold_engine::Color;
 
 pub use model::{CreateGame, PlayerRef};
 pub use reason::Reason;
+pub use source::Source;
 pub use store::create_game;
 
 /// Characters of game and player ids.

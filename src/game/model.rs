@@ -11,6 +11,7 @@ use uuid::Uuid;
 use super::clock::{add_cs, cs_between, lag_credit, spend};
 use super::reason::Reason;
 use super::refusal::RefusalCode;
+use super::source::Source;
 use super::view::{self, Event};
 use super::{GameId, Status, TimeControl};
 use crate::settings::GameSettings;
@@ -35,6 +36,8 @@ pub struct CreateGame {
     pub clock: Option<TimeControl>,
     /// Rated (registered users and a clock only).
     pub rated: bool,
+    /// How the game comes to be.
+    pub source: Source,
     /// The player who creates the game.
     pub creator: PlayerRef,
     /// The creator's colour.
@@ -248,6 +251,8 @@ pub struct Game {
     pub clock: Option<TimeControl>,
     /// Rated.
     pub rated: bool,
+    /// How the game came to be.
+    pub source: Source,
     /// Status.
     pub status: Status,
     /// Winner once over.
@@ -662,6 +667,7 @@ impl Game {
                     variant: self.info.id.to_string(),
                     clock: self.clock,
                     rated: self.rated,
+                    source: self.source,
                     creator: me,
                     // Colours swapped.
                     creator_color: !seat,
@@ -821,6 +827,7 @@ mod tests {
             commitment: None,
             clock,
             rated: false,
+            source: Source::Friend,
             status: Status::Created,
             winner: None,
             reason: None,

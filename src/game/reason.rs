@@ -1,15 +1,14 @@
 //! Why a game ended: one enum for every end of a game, the engine's rules and the platform's
 //! (resignation, clocks, aborts, agreements, abandonment). One spelling everywhere — the socket's
-//! and the API's `reason`, the `games.reason` column, the stored `end` events, the PGN
-//! `Termination` — the rule book's names, hyphenated (`no-progress`, `timeout`). Names the rule
-//! book does not give are chosen in docs/rules-decisions.md. docs/api.md lists every reason and
+//! and the API's `reason`, the `games.reason` column, the stored `end` events — the rule book's
+//! names, hyphenated (`no-progress`, `timeout`); the PGN's `Termination` takes lichess's words
+//! for them (`src/game/export.rs`). Names the rule book does not give are chosen in
+//! docs/rules-decisions.md. docs/api.md lists every reason and
 //! static/js/format.js gives each its words (checked by `src/game/listed.rs`).
 
 use core::fmt;
 
 use chessgold_engine::EndReason;
-use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueRef};
-use sqlx::{Decode, Encode, Postgres, Type};
 
 macro_rules! end_reasons {
     ($($(#[doc = $doc:literal])+ $name:ident => $text:literal,)+) => {
@@ -144,29 +143,8 @@ impl<'de> serde::Deserialize<'de> for Reason {
     }
 }
 
-/// Stored as `text` (`games.reason`).
-impl Type<Postgres> for Reason {
-    fn type_info() -> PgTypeInfo {
-        <&str as Type<Postgres>>::type_info()
-    }
-
-    fn compatible(ty: &PgTypeInfo) -> bool {
-        <&str as Type<Postgres>>::compatible(ty)
-    }
-}
-
-impl Encode<'_, Postgres> for Reason {
-    fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
-        <&str as Encode<Postgres>>::encode(self.as_str(), buf)
-    }
-}
-
-impl<'r> Decode<'r, Postgres> for Reason {
-    fn decode(value: PgValueRef<'r>) -> Result<Reason, sqlx::error::BoxDynError> {
-        let text = <&str as Decode<Postgres>>::decode(value)?;
-        Ok(text.parse::<Reason>()?)
-    }
-}
+// Stored as `text` (`games.reason`).
+crate::stored_as_text!(Reason);
 
 #[cfg(test)]
 mod tests {

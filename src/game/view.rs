@@ -765,6 +765,7 @@ mod tests {
             commitment: None,
             clock,
             rated: false,
+            source: crate::game::Source::Friend,
             status: GameStatus::Started,
             winner: None,
             reason: None,

@@ -11,7 +11,7 @@ use crate::db;
 use crate::db::challenges::{ChallengeRow, NewChallenge};
 use crate::game::store::{self, Busy, CreateError};
 use crate::game::{CreateGame, GameId, PlayerRef, TimeControl, parse_color};
-use crate::lobby::{LobbyCtx, players_started, random_color};
+use crate::lobby::{LobbyCtx, random_color};
 use crate::moderation::blocks;
 use crate::notify::{self, UserMsg};
 
@@ -273,6 +273,7 @@ pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, 
             _ => None,
         },
         rated: c.rated,
+        source: crate::game::Source::Friend,
         creator: PlayerRef::User(c.challenger_id),
         creator_color,
         opponent: Some(who.clone()),
@@ -308,10 +309,7 @@ pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, 
             });
         }
     };
-    if let Err(e) = players_started(ctx, &players).await {
-        tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
-    }
-    notify::send_players(ctx.lobby.broker(), &players, &UserMsg::GameStart { game: game.to_string() }).await;
+    super::game_started(ctx, &players, &game).await;
     tracing::info!(game.id = %game, "challenge accepted");
     Ok(game)
 }

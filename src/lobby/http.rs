@@ -288,6 +288,7 @@ pub(crate) async fn accept_seek(
         variant: row.variant.clone(),
         clock,
         rated: row.rated,
+        source: crate::game::Source::Lobby,
         creator: owner.clone(),
         creator_color,
         opponent: Some(player),

@@ -338,17 +338,24 @@ pub async fn start_game(ctx: &LobbyCtx, request: CreateGame, sris: Vec<String>) 
         return Err(CreateError::Invalid("this seek cannot be accepted".into()));
     }
     let id = store::create_game(&ctx.pool, request, &ctx.cfg).await?;
-    if let Err(e) = players_started(ctx, &players).await {
+    ctx.lobby.publish(&HubMsg::Redirect { sris, game: id.to_string() }).await;
+    game_started(ctx, &players, &id).await;
+    Ok(id)
+}
+
+/// A game of `players` has started at once (a pairing, an accepted seek or challenge, a game
+/// against the computer): their seeks and pool places go, and their event streams hear of it
+/// (`gameStart`). A failure to clear the seeks is logged: the game is on all the same.
+pub async fn game_started(ctx: &LobbyCtx, players: &[PlayerRef], game: &GameId) {
+    if let Err(e) = players_started(ctx, players).await {
         tracing::warn!(error = format!("{e:#}"), "clearing the players' seeks failed");
     }
-    ctx.lobby.publish(&HubMsg::Redirect { sris, game: id.to_string() }).await;
     crate::notify::send_players(
         ctx.lobby.broker(),
-        &players,
-        &crate::notify::UserMsg::GameStart { game: id.to_string() },
+        players,
+        &crate::notify::UserMsg::GameStart { game: game.to_string() },
     )
     .await;
-    Ok(id)
 }
 
 /// A random colour.
@@ -408,6 +415,7 @@ pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameI
             variant: a.pool.variant.clone(),
             clock: Some(clock),
             rated: a.pool.rated,
+            source: crate::game::Source::Pool,
             creator: pa.clone(),
             creator_color: random_color()?,
             opponent: Some(pb.clone()),

@@ -468,8 +468,8 @@ async fn a_marked_account_pairs_only_with_marked_ones_in_pools_and_seeks() {
 /// move, or an abandoned game White lost.
 async fn offence(pool: &PgPool, id: &str, user: Uuid, reason: &str, minutes_ago: i32) {
     sqlx::query(
-        "INSERT INTO games (id, variant, rated, status, winner, reason, created_at, finished_at)
-         VALUES ($1, 'standard', false, CASE WHEN $2 = 'no-start' THEN 37 ELSE 31 END,
+        "INSERT INTO games (id, variant, rated, source, status, winner, reason, created_at, finished_at)
+         VALUES ($1, 'standard', false, 'friend', CASE WHEN $2 = 'no-start' THEN 37 ELSE 31 END,
                  CASE WHEN $2 = 'no-start' THEN NULL ELSE 'black' END, $2,
                  now() - make_interval(mins => $3), now() - make_interval(mins => $3))",
     )

@@ -27,6 +27,7 @@ async fn users_game(
         variant: "standard".into(),
         clock,
         rated: false,
+        source: chessgold::game::Source::Friend,
         creator: PlayerRef::User(wid),
         creator_color: Color::White,
         opponent: Some(PlayerRef::User(bid)),

@@ -154,12 +154,18 @@ struct Output {
 }
 
 impl Output {
-    fn of(req: &HttpRequest, q: &GamesQuery) -> Result<Output, ApiError> {
-        let pgn = req
-            .headers()
-            .get(actix_web::http::header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|a| a.contains("application/x-chess-pgn"));
+    /// The output a request asks for: PGN with `Accept: application/x-chess-pgn`, JSON with
+    /// `Accept: application/json`, else `pgn_by_default` decides (lichess lists games as NDJSON
+    /// and exports one game as PGN).
+    fn of(req: &HttpRequest, q: &GamesQuery, pgn_by_default: bool) -> Result<Output, ApiError> {
+        let accept = req.headers().get(actix_web::http::header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let pgn = if accept.contains("application/x-chess-pgn") {
+            true
+        } else if accept.contains("application/json") || accept.contains("application/x-ndjson") {
+            false
+        } else {
+            pgn_by_default
+        };
         Ok(Output {
             pgn,
             moves: flag(q.moves.as_deref(), "moves", true)?,
@@ -169,7 +175,8 @@ impl Output {
         })
     }
 
-    /// One game as written: a PGN (and a blank line after it) or an NDJSON line.
+    /// One game as written: a PGN (and two blank lines after it, as lichess separates its games)
+    /// or an NDJSON line.
     fn write(self, live: &crate::game::model::Game, site_base: &str) -> String {
         let site = format!("{site_base}/{}", live.id);
         let pgn = || {
@@ -183,7 +190,7 @@ impl Output {
             }
         };
         if self.pgn {
-            return format!("{}\n", pgn());
+            return format!("{}\n\n", pgn());
         }
         let mut v = crate::game::view::game_json(live);
         if let Some(obj) = v.as_object_mut() {
@@ -223,7 +230,7 @@ pub(crate) async fn games(
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     let u = find_user(&state, &path).await?;
-    let out = Output::of(&req, &q)?;
+    let out = Output::of(&req, &q, false)?;
     let max = match q.max.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
         None => None,
         Some(m) => Some(
@@ -348,7 +355,7 @@ pub(crate) async fn export_ids(
     body: web::Bytes,
     _caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let out = Output::of(&req, &query)?;
+    let out = Output::of(&req, &query, false)?;
     let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("bad_ids", "the body is text"))?;
     let ids: Vec<GameId> = text.split(',').map(str::trim).filter_map(GameId::parse).collect();
     if ids.len() > MAX_EXPORT_IDS {
@@ -475,13 +482,18 @@ pub(crate) async fn rating_history(
 }
 
 /// `GET /api/user/{username}/current-game`: the account's game being played (the most recent,
-/// when several), else its last game, as `GET /api/games/user` writes games; `404` without any.
+/// when several), else its last game, as `GET /api/games/user` writes a game: PGN by default
+/// as on lichess, JSON with `Accept: application/json`, with the same output options (`moves`,
+/// `tags`, `clocks`, `pgnInJson`); `404` without any.
 #[tracing::instrument(skip_all)]
 pub(crate) async fn current_game(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<String>,
+    query: web::Query<GamesQuery>,
     _caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
+    let out = Output::of(&req, &query, true)?;
     let u = find_user(&state, &path).await?;
     let ongoing = db::games::ongoing_of_user(&state.pool, u.id).await.map_err(|e| internal(&e))?;
     let id = match ongoing.last() {
@@ -495,7 +507,9 @@ pub(crate) async fn current_game(
         None => None,
     };
     let live = live.ok_or_else(|| not_found("No current game"))?;
-    Ok(HttpResponse::Ok().json(crate::game::view::game_json(&live)))
+    let text = out.write(&live, &lichess::base_url(&req));
+    let content_type = if out.pgn { crate::game::export::PGN_CONTENT_TYPE } else { "application/json" };
+    Ok(HttpResponse::Ok().content_type(content_type).body(text))
 }
 
 /// `GET /api/crosstable/{user1}/{user2}`: the two accounts' points against each other (a win

@@ -37,6 +37,21 @@ fn time_control_tag(live: &Game) -> String {
     live.clock.map_or_else(|| "-".to_string(), |c| format!("{}+{}", c.limit / 100, c.increment / 100))
 }
 
+/// Lichess's `Termination`: `Normal` for an end on the board or by the players (mate, resignation,
+/// agreement, the variants' own ends), `Time forfeit`, `Abandoned` (a player left, or the game
+/// was aborted), `Unterminated` while it is played. The exact reason is the API's `reason`.
+fn termination_tag(live: &Game) -> &'static str {
+    use super::Reason as R;
+    if live.status.is_live() {
+        return "Unterminated";
+    }
+    match live.reason {
+        Some(R::Timeout | R::TimeoutDraw) => "Time forfeit",
+        Some(R::Abandoned | R::AbandonedDraw | R::Aborted | R::NoStart) => "Abandoned",
+        _ => "Normal",
+    }
+}
+
 fn tag_value(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -90,10 +105,13 @@ pub fn pgn(live: &Game, site: &str) -> String {
     let name = |c: Color| seat(c).map_or_else(|| "?".to_string(), |s| s.name.clone());
     let elo = |c: Color| seat(c).and_then(|s| s.rating_before).map_or_else(|| "?".to_string(), |r| r.to_string());
     let diff = |c: Color| seat(c).and_then(|s| Some(s.rating_after? - s.rating_before?));
-    let d = live.created_at.date();
-    tags.push(("Event", format!("{} {} game", if live.rated { "Rated" } else { "Casual" }, live.info.name)));
+    let at = live.created_at.to_offset(time::UtcOffset::UTC);
+    let date = format!("{:04}.{:02}.{:02}", at.year(), u8::from(at.month()), at.day());
+    // Lichess names a standard game by its speed ("Rated Blitz game"), a variant's by the variant.
+    let kind = if live.info.id == "standard" { super::Speed::of(live.clock).name() } else { live.info.name };
+    tags.push(("Event", format!("{} {kind} game", if live.rated { "Rated" } else { "Casual" })));
     tags.push(("Site", site.to_string()));
-    tags.push(("Date", format!("{:04}.{:02}.{:02}", d.year(), u8::from(d.month()), d.day())));
+    tags.push(("Date", date.clone()));
     tags.push(("White", name(Color::White)));
     tags.push(("Black", name(Color::Black)));
     tags.push(("Result", result_tag(live).to_string()));
@@ -103,14 +121,12 @@ pub fn pgn(live: &Game, site: &str) -> String {
         tags.push(("WhiteRatingDiff", format!("{w:+}")));
         tags.push(("BlackRatingDiff", format!("{b:+}")));
     }
-    tags.push(("Variant", live.info.id.to_string()));
+    tags.push(("UTCDate", date));
+    tags.push(("UTCTime", format!("{:02}:{:02}:{:02}", at.hour(), at.minute(), at.second())));
+    tags.push(("GameId", live.id.to_string()));
+    tags.push(("Variant", live.info.name.to_string()));
     tags.push(("TimeControl", time_control_tag(live)));
-    let termination = match (live.status, live.reason) {
-        (s, _) if s.is_live() => "unterminated".to_string(),
-        (_, Some(reason)) => reason.to_string(),
-        (s, None) => s.name().to_string(),
-    };
-    tags.push(("Termination", termination));
+    tags.push(("Termination", termination_tag(live).to_string()));
     if let Some(c) = &live.commitment {
         tags.push(("SeedCommitment", c.clone()));
     }
@@ -220,6 +236,7 @@ mod tests {
             commitment: None,
             clock: None,
             rated: false,
+            source: crate::game::Source::Friend,
             status: Status::Resign,
             winner: Some(Color::Black),
             reason: Some(Reason::Resign),
@@ -284,13 +301,39 @@ mod tests {
         let live = finished("standard", &[("e2e4", Color::White)]);
         let text = pgn(&live, "http://x/abcdefgh");
         assert!(
-            text.starts_with("[Event \"Casual Standard game\"]\n[Site \"http://x/abcdefgh\"]\n[Date \"1970.01.01\"]\n")
+            text.starts_with(
+                "[Event \"Casual Correspondence game\"]\n[Site \"http://x/abcdefgh\"]\n[Date \"1970.01.01\"]\n"
+            ),
+            "{text}"
         );
         assert!(text.contains("[White \"?\"]\n[Black \"?\"]\n[Result \"0-1\"]\n[WhiteElo \"?\"]\n[BlackElo \"?\"]\n"));
+        assert!(text.contains("[UTCDate \"1970.01.01\"]\n[UTCTime \"00:00:00\"]\n[GameId \"abcdefgh\"]\n"), "{text}");
         assert!(
-            text.contains("[Variant \"standard\"]\n[TimeControl \"-\"]\n[Termination \"resign\"]\n\n1. e2e4 0-1\n")
+            text.contains("[Variant \"Standard\"]\n[TimeControl \"-\"]\n[Termination \"Normal\"]\n\n1. e2e4 0-1\n"),
+            "{text}"
         );
         assert!(!text.contains("RatingDiff") && !text.contains("Seed"));
         assert_eq!(tag_value(r#"a "b" \c"#), r#"a \"b\" \\c"#);
+    }
+
+    #[test]
+    fn terminations_take_lichess_words() {
+        let mut live = finished("gold", &[]);
+        assert!(pgn(&live, "s").contains("[Event \"Casual Chess Gold game\"]\n"));
+        assert!(pgn(&live, "s").contains("[Variant \"Chess Gold\"]\n"));
+        for (reason, word) in [
+            (Reason::Checkmate, "Normal"),
+            (Reason::KingKilled, "Normal"),
+            (Reason::Agreement, "Normal"),
+            (Reason::Timeout, "Time forfeit"),
+            (Reason::TimeoutDraw, "Time forfeit"),
+            (Reason::Abandoned, "Abandoned"),
+            (Reason::Aborted, "Abandoned"),
+        ] {
+            live.reason = Some(reason);
+            assert_eq!(termination_tag(&live), word, "{reason}");
+        }
+        live.status = crate::game::Status::Started;
+        assert_eq!(termination_tag(&live), "Unterminated");
     }
 }

@@ -102,6 +102,7 @@ async fn the_export_of_a_rated_fools_mate_is_exact() {
     let id = rated_fools_mate(&w, &b).await;
     let created = chessgold::db::games::find(&app.db_pool, &id).await.unwrap().unwrap().created_at;
     let date = format!("{:04}.{:02}.{:02}", created.year(), u8::from(created.month()), created.day());
+    let clock = format!("{:02}:{:02}:{:02}", created.hour(), created.minute(), created.second());
 
     let resp = app.get(&format!("/game/export/{id}")).await;
     assert_eq!(resp.status().as_u16(), 200);
@@ -113,7 +114,7 @@ async fn the_export_of_a_rated_fools_mate_is_exact() {
     );
     let text = resp.text().await.unwrap();
     let expected = format!(
-        r#"[Event "Rated Standard game"]
+        r#"[Event "Rated Blitz game"]
 [Site "{}/{id}"]
 [Date "{date}"]
 [White "whitey"]
@@ -123,9 +124,12 @@ async fn the_export_of_a_rated_fools_mate_is_exact() {
 [BlackElo "1500"]
 [WhiteRatingDiff "-20"]
 [BlackRatingDiff "+20"]
-[Variant "standard"]
+[UTCDate "{date}"]
+[UTCTime "{clock}"]
+[GameId "{id}"]
+[Variant "Standard"]
 [TimeControl "300+0"]
-[Termination "checkmate"]
+[Termination "Normal"]
 
 1. f2f3 e7e5 2. g2g4 d8h4 0-1
 "#,
@@ -144,7 +148,7 @@ async fn a_loot_box_export_publishes_the_seed_only_once_the_game_is_over() {
     let commitment = record["seed_commitment"].as_str().unwrap();
     assert!(text.contains(&format!("[SeedCommitment \"{commitment}\"]\n")), "{text}");
     assert!(!text.contains("[Seed ") && !text.contains("[Salt "), "{text}");
-    assert!(text.contains("[Result \"*\"]") && text.contains("[Termination \"unterminated\"]"), "{text}");
+    assert!(text.contains("[Result \"*\"]") && text.contains("[Termination \"Unterminated\"]"), "{text}");
     assert!(
         text.contains("[White \"Anonymous\"]")
             && text.contains("[WhiteElo \"?\"]")
@@ -163,7 +167,7 @@ async fn a_loot_box_export_publishes_the_seed_only_once_the_game_is_over() {
     let record: Value = app.get(&format!("/api/game/{id}")).await.json().await.unwrap();
     assert!(text.contains(&format!("[Seed \"{}\"]\n", record["seed"].as_u64().unwrap())), "{text}");
     assert!(text.contains(&format!("[Salt \"{}\"]\n", record["salt"].as_str().unwrap())), "{text}");
-    assert!(text.contains("[Result \"1-0\"]") && text.contains("[Termination \"resign\"]"), "{text}");
+    assert!(text.contains("[Result \"1-0\"]") && text.contains("[Termination \"Normal\"]"), "{text}");
     assert!(text.ends_with("\n\n1. N@c3 e8e7 1-0\n"), "{text}");
 }
 
@@ -273,8 +277,8 @@ async fn leaderboards_list_only_accounts_with_ten_rated_games_best_first() {
 /// guest, created `minutes_ago` minutes ago.
 async fn insert_game(pool: &PgPool, id: &str, user: Uuid, minutes_ago: i32) {
     sqlx::query(
-        "INSERT INTO games (id, variant, rated, status, winner, reason, created_at, started_at, finished_at)
-         VALUES ($1, 'standard', false, 31, 'white', 'resign', now() - make_interval(mins => $2),
+        "INSERT INTO games (id, variant, rated, source, status, winner, reason, created_at, started_at, finished_at)
+         VALUES ($1, 'standard', false, 'friend', 31, 'white', 'resign', now() - make_interval(mins => $2),
                  now() - make_interval(mins => $2), now() - make_interval(mins => $2))",
     )
     .bind(id)
@@ -303,7 +307,7 @@ async fn the_game_list_is_paged_newest_first() {
         insert_game(&app.db_pool, id, user, i32::try_from(i).unwrap() + 1).await;
     }
     // An unstarted game is not listed.
-    sqlx::query("INSERT INTO games (id, variant, rated) VALUES ('waiting0', 'standard', false)")
+    sqlx::query("INSERT INTO games (id, variant, rated, source) VALUES ('waiting0', 'standard', false, 'friend')")
         .execute(&app.db_pool)
         .await
         .unwrap();

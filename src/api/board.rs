@@ -376,6 +376,18 @@ enum RoundMsg {
     Crowd(Value),
 }
 
+/// Whether a `move` event's position (its state, whole or as a patch) is one where the game is
+/// over: the engine's `status` is no longer `ongoing`.
+fn ends_the_game(d: &Value) -> bool {
+    let over = |s: &Value| s.as_str().is_some_and(|s| s != "ongoing");
+    if let Some(s) = d.pointer("/state/status") {
+        return over(s);
+    }
+    d.get("patch")
+        .and_then(Value::as_array)
+        .is_some_and(|ops| ops.iter().any(|op| op["path"] == "/status" && op.get("value").is_some_and(over)))
+}
+
 /// What a socket message of the round means for a board stream: `gameState` and `chatLine`
 /// lines.
 fn translate(board: &mut BoardState, msg: RoundMsg) -> Vec<Value> {
@@ -396,7 +408,10 @@ fn translate(board: &mut BoardState, msg: RoundMsg) -> Vec<Value> {
             if let Some(c) = d.get("clocks") {
                 board.set_clocks(c);
             }
-            vec![board.json()]
+            // A move that ends the game (a mate, a variant's end) is told with the end, which
+            // the round sends in the same step: one `gameState` with the result, as on lichess,
+            // so that a client never sees a finished position in a game still `started`.
+            if ends_the_game(&d) { Vec::new() } else { vec![board.json()] }
         }
         RoundMsg::Offers(d) => {
             board.set_offers(&d);
@@ -502,6 +517,27 @@ mod tests {
         assert!(b.over());
         let chat = json!({"t": "chat", "d": {"room": "player", "line": {"author": "a", "text": "gg"}}});
         assert_eq!(translate(&mut b, read(chat))[0]["type"], "chatLine");
+        // A mating move waits for the end of its step: one state, with the result.
+        let mut b = BoardState { status: "started".into(), moves: vec!["f2f3".into()], ..BoardState::default() };
+        for (mv, patch) in [
+            (
+                "d8h4",
+                json!([{"op": "add", "path": "/actions/3", "value": "d8h4"},
+                            {"op": "replace", "path": "/status", "value": "checkmate"}]),
+            ),
+            ("d8h4", json!([{"op": "add", "path": "/actions/3", "value": "d8h4"}])),
+        ] {
+            let m = json!({"t": "move", "v": 9, "d": {"seq": 4, "action": mv, "by": "black",
+                "clocks": {"white": 29000, "black": 29500}, "patch": patch}});
+            let ends = patch.as_array().unwrap().len() == 2;
+            assert_eq!(translate(&mut b.clone(), read(m)).is_empty(), ends, "{patch}");
+        }
+        let whole = json!({"t": "move", "v": 9, "d": {"seq": 2, "action": "d8h4", "by": "black",
+            "clocks": {"white": 29000, "black": 29500}, "state": {"actions": ["f2f3", "d8h4"], "status": "checkmate"}}});
+        assert!(translate(&mut b, read(whole)).is_empty());
+        let end = json!({"t": "end", "v": 10, "d": {"status": {"id": 30, "name": "mate"}, "winner": "black"}});
+        let out = translate(&mut b, read(end));
+        assert_eq!((out[0]["moves"].as_str(), out[0]["status"].as_str()), (Some("f2f3 d8h4"), Some("mate")));
         // What a board stream does not read is not one of its messages.
         for other in [json!({"t": "pong"}), json!({"t": "ack", "d": 3})] {
             assert!(serde_json::from_value::<RoundMsg>(other.clone()).is_err(), "{other}");

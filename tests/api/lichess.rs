@@ -153,6 +153,7 @@ async fn challenge_accepted(
         assert_eq!(start["game"]["gameId"], id.as_str());
         assert_eq!(start["game"]["color"], color);
         assert_eq!(start["game"]["rated"], true);
+        assert_eq!(start["game"]["source"], "friend");
     }
     id
 }
@@ -176,7 +177,9 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     let st: Value = get(&app, None, "/api/users/status?ids=bob&withGameIds=true").await.json().await.unwrap();
     assert_eq!(st[0]["playingId"], id.as_str(), "{st}");
     assert_eq!(get(&app, None, "/api/users/status?ids=bob&withGameIds=maybe").await.status().as_u16(), 400);
-    let current: Value = get(&app, None, "/api/user/alice/current-game").await.json().await.unwrap();
+    let current =
+        request(reqwest::Method::GET, &app, None, "/api/user/alice/current-game").header("accept", "application/json");
+    let current: Value = send(current).await.json().await.unwrap();
     assert_eq!(current["id"], id.as_str());
     let mut a_game = Ndjson::open(&app, &alice.token, &format!("/api/board/game/stream/{id}")).await;
     let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
@@ -198,19 +201,14 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
         for s in [&mut a_game, &mut b_game] {
             let state = s.until("gameState").await;
             assert_eq!(state["moves"], want.as_str());
+            if i + 1 < line.len() {
+                assert_eq!(state["status"], "started", "{state}");
+            } else {
+                // The mating move's state is the result, as on lichess; then the stream ends.
+                assert_eq!((state["status"].as_str(), state["winner"].as_str()), (Some("mate"), Some("black")));
+                assert!(s.next().await.is_none(), "the stream ends with the game");
+            }
         }
-    }
-    // The last state of both streams is the result; then the streams end.
-    let mut last = Vec::new();
-    for s in [&mut a_game, &mut b_game] {
-        let mut end = s.until("gameState").await;
-        while end["status"] == "started" {
-            end = s.until("gameState").await;
-        }
-        assert_eq!(end["status"], "mate");
-        assert_eq!(end["winner"], "black");
-        assert!(s.next().await.is_none(), "the stream ends with the game");
-        last.push(end);
     }
     for events in [&mut a_events, &mut b_events] {
         let fin = events.until("gameFinish").await;
@@ -298,9 +296,19 @@ async fn a_challenged_game_is_played_to_mate_through_the_board_api() {
     assert_eq!(get(&app, None, "/api/crosstable/alice/Alice").await.status().as_u16(), 400);
     let cross: Value = get(&app, None, "/api/crosstable/alice/Bob").await.json().await.unwrap();
     assert_eq!(cross, serde_json::json!({"users": {"alice": 0, "bob": 1}, "nbGames": 1}));
-    let current: Value = get(&app, None, "/api/user/alice/current-game").await.json().await.unwrap();
+    // One game is PGN by default, as on lichess; JSON when asked for.
+    let current = get(&app, None, "/api/user/alice/current-game?clocks=true").await;
+    assert_eq!(current.headers()["content-type"], "application/x-chess-pgn; charset=utf-8");
+    let pgn = current.text().await.unwrap();
+    assert!(pgn.starts_with("[Event \"Rated Blitz game\"]\n"), "{pgn}");
+    assert!(pgn.contains(&format!("[GameId \"{id}\"]\n")) && pgn.contains("[Termination \"Normal\"]\n"), "{pgn}");
+    let current = request(reqwest::Method::GET, &app, None, "/api/user/alice/current-game?moves=false")
+        .header("accept", "application/json");
+    let current: Value = send(current).await.json().await.unwrap();
     assert_eq!((current["id"].as_str(), current["status"].as_str()), (Some(id.as_str()), Some("mate")));
-    assert_eq!(get(&app, None, "/api/user/alice/current-game").await.status().as_u16(), 200);
+    assert!(current.get("moves").is_none(), "{current}");
+    let r = get(&app, None, "/api/user/alice/current-game?moves=maybe").await;
+    assert_eq!(r.status().as_u16(), 400, "an option that does not parse is refused");
     let names: Value = get(&app, None, "/api/player/autocomplete?term=AL").await.json().await.unwrap();
     assert_eq!(names, serde_json::json!(["alice"]));
     let objects: Value = get(&app, None, "/api/player/autocomplete?term=bo&object=true").await.json().await.unwrap();
@@ -519,6 +527,7 @@ async fn board_seeks_pair_two_token_users() {
     assert_eq!(ga["game"]["gameId"], gb["game"]["gameId"]);
     assert_ne!(ga["game"]["color"], gb["game"]["color"]);
     assert_eq!(ga["game"]["speed"], "blitz");
+    assert_eq!((ga["game"]["source"].as_str(), gb["game"]["source"].as_str()), (Some("pool"), Some("pool")));
     assert!(app.state_pools_empty().await);
     // A time control the pools do not offer is refused.
     let r = post_form(&app, Some(&alice.token), "/api/board/seek", &[("time", "7"), ("increment", "1")]).await;
@@ -1047,6 +1056,7 @@ async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
     assert_eq!((full["black"]["name"].as_str(), full["black"]["title"].as_str()), (Some("robo"), Some("BOT")));
     assert_eq!(full["white"]["title"], Value::Null);
     let line = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    let mut end = Value::Null;
     for (i, action) in line.iter().enumerate() {
         let path = if i % 2 == 0 {
             format!("/api/board/game/{id}/move/{action}")
@@ -1057,12 +1067,12 @@ async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
         let r = post_form(&app, Some(token), &path, &[]).await;
         assert_eq!(r.status().as_u16(), 200, "{action}: {}", r.text().await.unwrap());
         let want = line[..=i].join(" ");
-        loop {
+        end = loop {
             let s = r_game.until("gameState").await;
             if s["moves"] == want.as_str() {
-                break;
+                break s;
             }
-        }
+        };
         if i == 1 {
             // The BOT greets both rooms.
             for (room, text) in [("player", "good luck"), ("spectator", "hello, spectators")] {
@@ -1079,13 +1089,8 @@ async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
             assert_eq!((heard["username"].as_str(), heard["text"].as_str()), (Some("robo"), Some("good luck")));
         }
     }
-    let end = loop {
-        let s = r_game.until("gameState").await;
-        if s["status"] != "started" {
-            break s;
-        }
-    };
-    assert_eq!((end["status"].as_str(), end["winner"].as_str()), (Some("mate"), Some("black")));
+    // The mating move's state is the result.
+    assert_eq!((end["status"].as_str(), end["winner"].as_str()), (Some("mate"), Some("black")), "{end}");
     let history: Value = get(&app, Some(&robo.token), &format!("/api/bot/game/{id}/chat")).await.json().await.unwrap();
     assert_eq!(history, serde_json::json!([{"text": "good luck", "user": "robo"}]));
     // BOT shows on its profile and on the game's page.
@@ -1114,10 +1119,12 @@ async fn a_bot_account_plays_a_challenge_through_the_bot_api() {
     assert!(me.get("title").is_none());
 }
 
-/// berserk 0.14.0 (lichess's Python client, from PyPI; `scripts/test` installs it and sets
-/// `CHESSGOLD_TEST_PYTHON`) plays a BOT game as a lichess program would:
-/// `tests/clients/berserk_bot.py` upgrades an account, finds it online, challenges it and plays
-/// the game on both APIs to mate. The stored game is the one the script saw.
+/// berserk 0.14.0 (lichess's Python client, from PyPI; `scripts/test` installs it with
+/// python-chess and sets `CHESSGOLD_TEST_PYTHON`) plays a BOT game as a lichess program would:
+/// `tests/clients/berserk_bot.py` upgrades an account, finds it online, challenges it with a
+/// random colour and plays the game on both APIs to its end, Stockfish answering for the BOT;
+/// then reads the accounts and the games, plays the computer and pairs two seeks. The stored
+/// game ends as the script saw it.
 #[tokio::test]
 async fn berserk_plays_a_bot_game_as_a_lichess_program_would() {
     let python = std::env::var("CHESSGOLD_TEST_PYTHON")
@@ -1126,9 +1133,10 @@ async fn berserk_plays_a_bot_game_as_a_lichess_program_would() {
     let carl = player(&app, "carl", ALL).await;
     // bot:play alone, as lichess-bot asks for: it reads events and answers challenges too.
     let robo = player(&app, "robo", &["bot:play"]).await;
+    let dana = player(&app, "dana", ALL).await;
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/berserk_bot.py");
     let mut child = tokio::process::Command::new(&python)
-        .args([script, app.address.as_str(), "carl", &carl.token, "robo", &robo.token])
+        .args([script, app.address.as_str(), "carl", &carl.token, "robo", &robo.token, "dana", &dana.token])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
@@ -1136,7 +1144,7 @@ async fn berserk_plays_a_bot_game_as_a_lichess_program_would() {
         .unwrap_or_else(|e| panic!("starting {python}: {e}"));
     let (mut out, mut err) = (String::new(), String::new());
     let (mut so, mut se) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let status = tokio::time::timeout(Duration::from_secs(180), async {
+    let status = tokio::time::timeout(Duration::from_secs(420), async {
         use tokio::io::AsyncReadExt;
         let (a, b) = tokio::join!(so.read_to_string(&mut out), se.read_to_string(&mut err));
         a.unwrap();
@@ -1146,9 +1154,21 @@ async fn berserk_plays_a_bot_game_as_a_lichess_program_would() {
     .await
     .expect("the berserk script ends");
     assert!(status.success(), "berserk_bot.py failed:\n{out}\n{err}");
-    let id = out.lines().last().and_then(|l| l.strip_prefix("game ")).unwrap_or_else(|| panic!("{out}"));
+    let seen: Vec<&str> = out
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("game "))
+        .unwrap_or_else(|| panic!("{out}"))
+        .split(' ')
+        .collect();
+    let [id, seen_status, seen_winner] = seen[..] else { panic!("{out}") };
     let (status, winner, _) = crate::round::stored_result(&app.db_pool, id).await;
-    assert_eq!((status, winner.as_deref()), (30, Some("black")), "mate, as the script saw it");
+    let status = chessgold::game::Status::from_id(status).map(chessgold::game::view::status_name);
+    assert_eq!(
+        (status, winner.as_deref().unwrap_or("-")),
+        (Some(seen_status), seen_winner),
+        "stored as the script saw it"
+    );
     assert!(
         chessgold::db::users::is_bot(
             &app.db_pool,
@@ -1247,7 +1267,9 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
         assert!(r.text().await.unwrap().contains("is reserved"));
     }
 
-    // The computer: a casual game at once, which it answers on the board stream.
+    // The computer: a casual game at once, which it answers on the board stream; the event
+    // stream tells of its start and its end, as for any game.
+    let mut events = Ndjson::open(&app, &carol.token, "/api/stream/event").await;
     let r = post_form(&app, Some(&carol.token), "/api/challenge/ai", &[("level", "9")]).await;
     assert_eq!(r.status().as_u16(), 400);
     assert_eq!(r.json::<Value>().await.unwrap()["code"], "bad_level");
@@ -1273,6 +1295,13 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
         (Some("ai"), Some("white"), Some(false))
     );
     let gid = g["id"].as_str().unwrap().to_string();
+    let started = events.until("gameStart").await;
+    assert_eq!(
+        (started["game"]["id"].as_str(), started["game"]["source"].as_str(), started["game"]["color"].as_str()),
+        (Some(gid.as_str()), Some("ai"), Some("white")),
+        "{started}"
+    );
+    assert_eq!(started["game"]["opponent"]["ai"], 1, "{started}");
     let mut stream = Ndjson::open(&app, &carol.token, &format!("/api/board/game/stream/{gid}")).await;
     let full = stream.next().await.unwrap();
     assert_eq!(full["black"]["aiLevel"], 1, "{full}");
@@ -1283,6 +1312,14 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
             break;
         }
     }
+    let r = post_form(&app, Some(&carol.token), &format!("/api/board/game/{gid}/resign"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let finished = events.until("gameFinish").await;
+    assert_eq!(
+        (finished["game"]["id"].as_str(), finished["game"]["source"].as_str(), finished["game"]["winner"].as_str()),
+        (Some(gid.as_str()), Some("ai"), Some("black")),
+        "{finished}"
+    );
 }
 
 /// `from` challenges `to` with `terms` and `to` accepts: the game's id.
@@ -1351,13 +1388,17 @@ async fn games_of_an_account_are_filtered_and_exported_as_on_lichess() {
         get(&app, None, &format!("{base}?max=1&moves=false&pgnInJson=true&clocks=true")).await.text().await.unwrap();
     let g: Value = serde_json::from_str(text.trim()).unwrap();
     assert!(g.get("moves").is_none(), "{g}");
-    assert!(g["pgn"].as_str().unwrap().starts_with("[Event \"Casual Standard game\"]"), "{g}");
+    assert!(g["pgn"].as_str().unwrap().starts_with("[Event \"Casual Bullet game\"]"), "{g}");
     assert_eq!(g["clocks"].as_array().unwrap().len(), 2, "one reading per move: {g}");
     let r = send(client().get(app.url(base)).header("Accept", "application/x-chess-pgn")).await;
     assert_eq!(r.headers().get("content-type").unwrap(), "application/x-chess-pgn");
     let pgn = r.text().await.unwrap();
     assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
-    assert!(pgn.contains("f2f3") && pgn.contains("\n\n[Event "), "{pgn}");
+    // Games are apart by two blank lines, as lichess writes them (berserk splits on them).
+    let games: Vec<&str> = pgn.split("\n\n\n").filter(|g| !g.trim().is_empty()).collect();
+    assert_eq!(games.len(), 2, "{pgn}");
+    assert!(games.iter().all(|g| g.starts_with("[Event ") && g.contains("[Variant \"Standard\"]")), "{pgn}");
+    assert!(pgn.contains("f2f3") && pgn.ends_with("\n\n\n"), "{pgn}");
     let r =
         send(client().get(app.url(&format!("{base}?tags=false"))).header("Accept", "application/x-chess-pgn")).await;
     let bare = r.text().await.unwrap();
@@ -1444,7 +1485,8 @@ async fn an_opponent_gone_is_told_on_the_stream_and_the_win_claimed() {
 }
 
 /// `GET /api/stream/game/{id}`: a spectator (no token) gets the game, a line per move with the
-/// position and both clocks, and the game again at its end.
+/// position and both clocks (the mating move too, as berserk's readers expect), and the game
+/// again at its end.
 #[tokio::test]
 async fn a_spectator_stream_follows_a_game_to_its_end() {
     let app = spawn_app().await;
@@ -1464,10 +1506,14 @@ async fn a_spectator_stream_follows_a_game_to_its_end() {
     assert_eq!(moved["lm"], "e2e4", "{moved}");
     assert!(moved["fen"].as_str().unwrap().contains("4P3"), "{moved}");
     assert!(moved["wc"].as_i64().unwrap() > 0 && moved["bc"].as_i64().unwrap() > 0, "{moved}");
-    let r = post_form(&app, Some(&bob.token), &format!("/api/board/game/{id}/resign"), &[]).await;
-    assert_eq!(r.status().as_u16(), 200);
+    for (who, mv) in [(&bob, "f7f6"), (&alice, "d2d4"), (&bob, "g7g5"), (&alice, "d1h5")] {
+        play(&app, who, &id, mv).await;
+        let moved = watch.next().await.unwrap();
+        assert_eq!(moved["lm"], mv, "{moved}");
+    }
     let end = watch.next().await.unwrap();
-    assert_eq!((end["status"]["name"].as_str(), end["winner"].as_str()), (Some("resign"), Some("white")), "{end}");
+    assert_eq!((end["status"]["name"].as_str(), end["winner"].as_str()), (Some("mate"), Some("white")), "{end}");
+    assert_eq!(end["lastMove"], "d1h5", "{end}");
     assert!(watch.next().await.is_none(), "the stream ends with the game");
     assert_eq!(get(&app, None, "/api/stream/game/zzzzzzzz").await.status().as_u16(), 404);
 }

@@ -11,7 +11,7 @@ use super::lichess::{self, internal, parse_body};
 use crate::db;
 use crate::error::ApiError;
 use crate::game::{PlayerRef, TimeControl};
-use crate::lobby::challenge::{self, ChallengeError, Terms, challenge_json};
+use crate::lobby::challenge::{self, ChallengeError, Dest, Terms, challenge_json};
 use crate::startup::AppState;
 
 impl From<ChallengeError> for ApiError {
@@ -185,11 +185,12 @@ pub(crate) async fn create(
     user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
     let t = terms(&parse_body(&req, &body)?)?;
-    let c = challenge::create(&state.lobby_ctx(), user.id, Some(&path), &t).await.map_err(refused_at_creation)?;
+    let c = challenge::create(&state.lobby_ctx(), user.id, Dest::User(&path), &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
 
-/// `POST /api/challenge/open`: a challenge whoever opens its `url` first may accept.
+/// `POST /api/challenge/open`: lichess's open challenge, for two others, who take White and
+/// Black by its `urlWhite` and `urlBlack` (or accept it with `color`).
 #[tracing::instrument(skip_all)]
 pub(crate) async fn open(
     req: HttpRequest,
@@ -198,7 +199,7 @@ pub(crate) async fn open(
     user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
     let t = terms(&parse_body(&req, &body)?)?;
-    let c = challenge::create(&state.lobby_ctx(), user.id, None, &t).await.map_err(refused_at_creation)?;
+    let c = challenge::create(&state.lobby_ctx(), user.id, Dest::TwoOthers, &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
 
@@ -262,14 +263,29 @@ pub(crate) async fn ai(
     Ok(HttpResponse::Created().json(lichess::ai_game(&live, creator_color)))
 }
 
-/// `POST /api/challenge/{id}/accept`.
+/// The query of `POST /api/challenge/{id}/accept`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct AcceptQuery {
+    #[serde(default)]
+    color: Option<String>,
+}
+
+/// `POST /api/challenge/{id}/accept`, with lichess's `color` for an open challenge's seat.
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
 pub(crate) async fn accept(
     state: web::Data<AppState>,
     path: web::Path<String>,
+    query: web::Query<AcceptQuery>,
     user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    challenge::accept(&state.lobby_ctx(), &path, PlayerRef::User(user.id)).await?;
+    let color = match query.color.as_deref() {
+        None | Some("") => None,
+        Some(c) => Some(
+            crate::game::parse_color(c)
+                .ok_or_else(|| ApiError::bad_request("invalid_challenge", "color is white or black"))?,
+        ),
+    };
+    challenge::accept(&state.lobby_ctx(), &path, PlayerRef::User(user.id), color).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
 

@@ -42,6 +42,9 @@ pub struct ChallengeRow {
     pub color: String,
     /// The challenger's colour as drawn at creation (`None` for challenges made before it was).
     pub final_color: Option<String>,
+    /// Made for two others (lichess's open challenge): nobody has taken a seat yet, and the
+    /// challenger is only its maker.
+    pub for_two: bool,
     /// `created`, `accepted`, `declined`, `canceled`.
     pub status: String,
     /// Why it was declined (a lichess reason key).
@@ -73,6 +76,8 @@ pub struct NewChallenge {
     pub color: String,
     /// The challenger's colour, drawn when `color` is `random`.
     pub final_color: String,
+    /// For two others to play.
+    pub for_two: bool,
     /// Lapses then.
     pub expires_at: OffsetDateTime,
 }
@@ -85,8 +90,8 @@ pub struct NewChallenge {
 pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result<()> {
     sqlx::query!(
         r#"INSERT INTO challenges (id, challenger_id, dest_id, variant, clock_limit, clock_increment, rated, color,
-                                   final_color, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"#,
+                                   final_color, expires_at, for_two)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
         c.id,
         c.challenger_id,
         c.dest_id,
@@ -96,7 +101,8 @@ pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result
         c.rated,
         c.color,
         c.final_color,
-        c.expires_at
+        c.expires_at,
+        c.for_two
     )
     .execute(db)
     .await
@@ -116,7 +122,8 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ch
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
-                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.status, c.decline_reason,
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.status,
+                  c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
@@ -149,6 +156,26 @@ pub async fn answer(db: impl PgExecutor<'_>, id: &str, status: &str, reason: Opt
     Ok(done.rows_affected() == 1)
 }
 
+/// The first seat of a challenge made for two others: `user` takes `color` and becomes its
+/// challenger; whether the seat was free (only one of several racing takers wins).
+///
+/// # Errors
+/// Database failures.
+#[tracing::instrument(skip(db))]
+pub async fn take_first_seat(db: impl PgExecutor<'_>, id: &str, user: Uuid, color: &str) -> anyhow::Result<bool> {
+    let done = sqlx::query!(
+        r#"UPDATE challenges SET challenger_id = $2, color = $3, final_color = $3, for_two = false
+           WHERE id = $1 AND for_two AND status = 'created' AND expires_at > now()"#,
+        id,
+        user,
+        color
+    )
+    .execute(db)
+    .await
+    .context("taking the first seat of a challenge")?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// Opens an accepted challenge again (its game could not be created).
 ///
 /// # Errors
@@ -176,7 +203,8 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
-                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.status, c.decline_reason,
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.status,
+                  c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant

@@ -1,8 +1,11 @@
 //! Challenges: an account challenges another by name (who sees it live and accepts or declines
 //! with a reason), or creates an open challenge whose link anyone may accept (a guest only when it
-//! is casual). The challenger can cancel; unanswered challenges lapse. Accepting creates the game
-//! under the challenge's id and tells both accounts (`gameStart` on their event streams).
+//! is casual), or, as lichess's open challenge, one for two others, who take White and Black by
+//! its links (the first to take a seat is an account and becomes its challenger). The challenger
+//! can cancel; unanswered challenges lapse. Accepting creates the game under the challenge's id
+//! and tells both accounts (`gameStart` on their event streams).
 
+use chessgold_engine::Color;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -143,23 +146,40 @@ pub fn check_terms(t: &Terms) -> Result<(), ChallengeError> {
     Ok(())
 }
 
-/// Creates a challenge from an account to `dest` (an account name) or open (`None`), and tells
-/// both accounts.
+/// Who a challenge is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dest<'a> {
+    /// The account of that name.
+    User(&'a str),
+    /// Whoever opens its link and accepts first plays the challenger.
+    Anyone,
+    /// Two others, who take White and Black by its links (lichess's open challenge); its maker
+    /// does not play unless they take a seat too.
+    TwoOthers,
+}
+
+/// Creates a challenge from an account to `dest`, and tells both accounts.
 ///
 /// # Errors
 /// Unknown destination, a challenge to oneself, bad terms, infrastructure failures.
 pub async fn create(
     ctx: &LobbyCtx,
     challenger: Uuid,
-    dest: Option<&str>,
+    dest: Dest<'_>,
     terms: &Terms,
 ) -> Result<ChallengeRow, ChallengeError> {
     check_terms(terms)?;
+    let for_two = dest == Dest::TwoOthers;
+    if for_two && terms.color != "random" {
+        return Err(ChallengeError::Invalid(
+            "color: the two players of an open challenge choose theirs by its links".into(),
+        ));
+    }
     if let Some(ban) = crate::moderation::playban::play_ban(&ctx.pool, challenger).await? {
         return Err(ChallengeError::Invalid(ban.message(OffsetDateTime::now_utc())));
     }
     let dest = match dest {
-        Some(name) => {
+        Dest::User(name) => {
             let u = db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {
                 ChallengeError::NotFound(format!("no user named '{}'", name.chars().take(30).collect::<String>()))
             })?;
@@ -185,14 +205,14 @@ pub async fn create(
             }
             Some((u.id, u.username))
         }
-        None => None,
+        Dest::Anyone | Dest::TwoOthers => None,
     };
     if db::challenges::pending_counts(&ctx.pool, challenger).await?.1 >= MAX_PENDING {
         return Err(ChallengeError::Forbidden(format!(
             "you have {MAX_PENDING} challenges waiting for an answer: cancel one or wait for them to lapse"
         )));
     }
-    if terms.clock.is_some() {
+    if terms.clock.is_some() && !for_two {
         check_free(ctx, challenger, dest.as_ref().map(|(id, name)| (*id, name.as_str()))).await?;
     }
     let dest_id = dest.map(|(id, _)| id);
@@ -212,6 +232,7 @@ pub async fn create(
         }
         .name()
         .to_string(),
+        for_two,
         expires_at: OffsetDateTime::now_utc() + time::Duration::minutes(EXPIRES_MINUTES),
     };
     db::challenges::insert(&ctx.pool, &row).await?;
@@ -239,13 +260,65 @@ async fn pending(ctx: &LobbyCtx, id: &str) -> Result<ChallengeRow, ChallengeErro
     }
 }
 
-/// Accepts a challenge: creates its game (the challenge's id) and tells both accounts.
+/// What accepting a challenge did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accepted {
+    /// The game started, under the challenge's id.
+    Started(GameId),
+    /// The first seat of a challenge for two was taken: the challenge waits for the second
+    /// player, with the taker as its challenger.
+    Seated,
+}
+
+/// Accepts a challenge: creates its game (the challenge's id) and tells both accounts; or, for
+/// a challenge made for two others, takes its first seat. `color` is the colour the caller asks
+/// for: the seat they take first, else it must be the one the challenge leaves them.
 ///
 /// # Errors
 /// Not pending, not the caller's to accept (another account's challenge, the challenger's own,
-/// a guest and a rated challenge), infrastructure failures.
-pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, ChallengeError> {
+/// a guest and a rated challenge, a guest and a first seat), a colour that is taken,
+/// infrastructure failures.
+pub async fn accept(
+    ctx: &LobbyCtx,
+    id: &str,
+    who: PlayerRef,
+    color: Option<Color>,
+) -> Result<Accepted, ChallengeError> {
     let c = pending(ctx, id).await?;
+    if c.for_two {
+        let PlayerRef::User(user) = who else {
+            return Err(ChallengeError::Forbidden(
+                "sign in to take the first seat of an open challenge; a guest may take the second one".into(),
+            ));
+        };
+        if let Some(ban) = crate::moderation::playban::play_ban(&ctx.pool, user).await? {
+            return Err(ChallengeError::Invalid(ban.message(OffsetDateTime::now_utc())));
+        }
+        if c.clock_limit.is_some() {
+            check_free(ctx, user, None).await?;
+        }
+        let color = match color.or_else(|| c.final_color.as_deref().and_then(parse_color)) {
+            Some(col) => col,
+            None => random_color()?,
+        };
+        if !db::challenges::take_first_seat(&ctx.pool, &c.id, user, color.name()).await? {
+            return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
+        }
+        // The taker follows it as their own challenge, on their event stream and its page.
+        notify::send(ctx.lobby.broker(), user, &UserMsg::Challenge { id: c.id.clone() }).await;
+        tracing::info!(challenge.id = %c.id, "first seat of an open challenge taken");
+        return Ok(Accepted::Seated);
+    }
+    if let Some(asked) = color {
+        let theirs = c.final_color.as_deref().or(Some(c.color.as_str())).and_then(parse_color);
+        if theirs == Some(asked) {
+            return Err(ChallengeError::Invalid(format!(
+                "color: {} is taken in this challenge; accept it as {}",
+                asked.name(),
+                (!asked).name()
+            )));
+        }
+    }
     match (&who, c.dest_id) {
         (PlayerRef::User(u), _) if *u == c.challenger_id => {
             return Err(ChallengeError::Invalid("you cannot accept your own challenge".into()));
@@ -311,7 +384,7 @@ pub async fn accept(ctx: &LobbyCtx, id: &str, who: PlayerRef) -> Result<GameId, 
     };
     super::game_started(ctx, &players, &game).await;
     tracing::info!(game.id = %game, "challenge accepted");
-    Ok(game)
+    Ok(Accepted::Started(game))
 }
 
 /// Declines a challenge sent to the account, with a lichess reason key.
@@ -396,7 +469,12 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         "id": c.id,
         "url": format!("{base}/challenge/{}", c.id),
         "status": status,
-        "challenger": user(&c.challenger_name, c.challenger_bot, c.challenger_rating, c.challenger_games),
+        // A challenge for two others has no challenger until someone takes a seat, as on lichess.
+        "challenger": if c.for_two {
+            Value::Null
+        } else {
+            user(&c.challenger_name, c.challenger_bot, c.challenger_rating, c.challenger_games)
+        },
         "destUser": c.dest_name.as_deref().map_or(Value::Null, |d| {
             user(d, c.dest_bot.unwrap_or(false), c.dest_rating, c.dest_games)
         }),
@@ -415,7 +493,12 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
             obj.insert("direction".into(), Value::from(dir));
         }
         let drawn = c.final_color.as_deref().or((c.color != "random").then_some(c.color.as_str()));
-        if let Some(color) = drawn {
+        if c.for_two {
+            // The seats' links, as lichess gives them.
+            obj.insert("open".into(), json!({}));
+            obj.insert("urlWhite".into(), Value::from(format!("{base}/challenge/{}?color=white", c.id)));
+            obj.insert("urlBlack".into(), Value::from(format!("{base}/challenge/{}?color=black", c.id)));
+        } else if let Some(color) = drawn {
             obj.insert("finalColor".into(), Value::from(color));
         }
         if let Some(r) = &c.decline_reason {

@@ -1,6 +1,8 @@
 //! Challenge pages: the challenge form of a profile (`POST /@/{username}/challenge`), an open
 //! challenge link (`POST /challenge/open`), and `/challenge/{id}` where the challenged player (or,
-//! for an open link, anyone) accepts or declines and the challenger waits or cancels.
+//! for an open link, anyone) accepts or declines and the challenger waits or cancels. A challenge
+//! made for two others (`POST /api/challenge/open`) offers its seats there: `?color=white` or
+//! `?color=black` (its `urlWhite` and `urlBlack`) offers that one.
 
 use actix_session::Session;
 use actix_web::http::{StatusCode, header};
@@ -16,7 +18,7 @@ use crate::db;
 use crate::error::PageError;
 use crate::game::TimeControl;
 use crate::game::identity::Identity;
-use crate::lobby::challenge::{self, ChallengeError, DECLINE_REASONS, Terms, decline_text};
+use crate::lobby::challenge::{self, Accepted, ChallengeError, DECLINE_REASONS, Dest, Terms, decline_text};
 use crate::startup::AppState;
 
 impl From<ChallengeError> for PageError {
@@ -68,7 +70,7 @@ pub(crate) async fn create(
 ) -> Result<HttpResponse, PageError> {
     let Some(user) = current_user(&session) else { return Ok(see_other(&format!("/login?next=/@/{path}"))) };
     let sent = match terms(&form) {
-        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Some(&path), &terms).await,
+        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Dest::User(&path), &terms).await,
         Err(e) => Err(e),
     };
     match sent {
@@ -85,7 +87,7 @@ pub(crate) async fn create_open(
 ) -> Result<HttpResponse, PageError> {
     let Some(user) = current_user(&session) else { return Ok(see_other("/login")) };
     let sent = match terms(&form) {
-        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, None, &terms).await,
+        Ok(terms) => challenge::create(&state.lobby_ctx(), user.id, Dest::Anyone, &terms).await,
         Err(e) => Err(e),
     };
     match sent {
@@ -158,6 +160,8 @@ pub struct ChallengePage {
     pub can_accept: bool,
     /// The viewer may decline it.
     pub can_decline: bool,
+    /// Made for two others, nobody seated yet: the seats it offers (`white`, `black`).
+    pub seats: Vec<&'static str>,
     /// Decline reasons: (key, sentence).
     pub reasons: Vec<(&'static str, &'static str)>,
     /// Why accepting did not start the game (the challenge stays open).
@@ -166,25 +170,41 @@ pub struct ChallengePage {
     pub busy_game: Option<String>,
 }
 
+/// The query of a challenge page: the seat a link offers.
+#[derive(Debug, Deserialize)]
+pub(crate) struct SeatQuery {
+    #[serde(default)]
+    color: Option<String>,
+}
+
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
 pub(crate) async fn show(
     req: HttpRequest,
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
+    query: web::Query<SeatQuery>,
 ) -> Result<HttpResponse, PageError> {
-    match challenge_page(&req, &state, &session, &path).await? {
+    let seat = match query.color.as_deref() {
+        None | Some("") => None,
+        Some(c) => {
+            Some(crate::game::parse_color(c).ok_or_else(|| PageError::BadRequest("color is white or black".into()))?)
+        }
+    };
+    match challenge_page(&req, &state, &session, &path, seat).await? {
         Some(page) => render(&page),
         None => Ok(see_other(&format!("/{path}"))),
     }
 }
 
-/// The page of a challenge, `None` once it was accepted (its game is the page then).
+/// The page of a challenge, `None` once it was accepted (its game is the page then); `seat` is
+/// the seat a link offers, of a challenge for two.
 async fn challenge_page(
     req: &HttpRequest,
     state: &AppState,
     session: &Session,
     id: &str,
+    seat: Option<chessgold_engine::Color>,
 ) -> Result<Option<ChallengePage>, PageError> {
     if crate::game::GameId::parse(id).is_none() {
         return Err(PageError::NotFound);
@@ -199,6 +219,7 @@ async fn challenge_page(
     let mine = viewer == Some(c.challenger_id);
     let can_accept = open
         && !mine
+        && !c.for_two
         && match c.dest_id {
             Some(d) => viewer == Some(d),
             None => viewer.is_some() || !c.rated,
@@ -223,10 +244,28 @@ async fn challenge_page(
         mine,
         can_accept,
         can_decline: open && c.dest_id.is_some() && viewer == c.dest_id,
+        seats: if open && c.for_two {
+            chessgold_engine::Color::ALL
+                .into_iter()
+                .filter(|s| seat.is_none_or(|x| x == *s))
+                .map(|s| s.name())
+                .collect()
+        } else {
+            Vec::new()
+        },
         reasons: DECLINE_REASONS.iter().map(|k| (*k, decline_text(k))).collect(),
         refusal: None,
         busy_game: None,
     }))
+}
+
+/// The accept form: the seat asked for, if any (`white`, `black`).
+#[derive(Debug, Deserialize)]
+pub struct AcceptForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    color: String,
 }
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
@@ -235,16 +274,22 @@ pub(crate) async fn accept(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<String>,
-    _checked: CsrfForm<crate::game::http::TokenForm>,
+    form: CsrfForm<AcceptForm>,
     identity: Identity,
 ) -> Result<HttpResponse, PageError> {
+    let color = match form.color.as_str() {
+        "" => None,
+        c => Some(crate::game::parse_color(c).ok_or_else(|| PageError::BadRequest("color is white or black".into()))?),
+    };
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
-    let game = match challenge::accept(&state.lobby_ctx(), &path, player).await {
-        Ok(game) => game,
+    let game = match challenge::accept(&state.lobby_ctx(), &path, player, color).await {
+        // The first seat of a challenge for two: its page, where the taker now waits.
+        Ok(Accepted::Seated) => return Ok(see_other(&format!("/challenge/{path}"))),
+        Ok(Accepted::Started(game)) => game,
         // A running game stands in the way: the challenge page again, saying so, with the
         // challenge still open.
         Err(ChallengeError::Busy { busy, yours, message }) => {
-            let Some(mut page) = challenge_page(&req, &state, &session, &path).await? else {
+            let Some(mut page) = challenge_page(&req, &state, &session, &path, color).await? else {
                 return Ok(see_other(&format!("/{path}")));
             };
             page.refusal = Some(message);
@@ -269,7 +314,7 @@ pub struct DeclineForm {
     reason: String,
 }
 
-crate::csrf_field!(ChallengeForm, DeclineForm);
+crate::csrf_field!(ChallengeForm, DeclineForm, AcceptForm);
 
 #[tracing::instrument(skip_all, fields(challenge.id = %path))]
 pub(crate) async fn decline(

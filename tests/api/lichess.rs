@@ -675,18 +675,32 @@ async fn each_token_has_its_rate_limit() {
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
 
+/// The site's open challenge link (its maker plays): a guest accepts it on its page, and the
+/// maker's event stream tells of the game.
 #[tokio::test]
 async fn an_open_challenge_link_is_accepted_by_a_guest() {
     let app = spawn_app().await;
     let alice = player(&app, "alice", ALL).await;
     let mut a_events = Ndjson::open(&app, &alice.token, "/api/stream/event").await;
-    let r =
-        post_form(&app, Some(&alice.token), "/api/challenge/open", &[("clock.limit", "600"), ("clock.increment", "5")])
-            .await;
-    assert_eq!(r.status().as_u16(), 200);
-    let c: Value = r.json().await.unwrap();
-    assert!(c["destUser"].is_null());
-    let id = c["id"].as_str().unwrap().to_string();
+    let link = |time: &'static str, mode: &'static str| {
+        let b = alice.browser.clone();
+        async move {
+            let r = b
+                .post_form(
+                    "/@/alice",
+                    "/challenge/open",
+                    &[("variant", "standard"), ("time", time), ("mode", mode), ("color", "random")],
+                )
+                .await;
+            assert_eq!(r.status().as_u16(), 303);
+            let to = r.headers()["location"].to_str().unwrap().to_string();
+            to.strip_prefix("/challenge/").unwrap().to_string()
+        }
+    };
+    let id = link("10+5", "casual").await;
+    let c: Value = get(&app, Some(&alice.token), &format!("/api/challenge/{id}/show")).await.json().await.unwrap();
+    assert!(c["destUser"].is_null() && c.get("urlWhite").is_none(), "{c}");
+    assert_eq!(c["challenger"]["name"], "alice");
     assert!(c["url"].as_str().unwrap().ends_with(&format!("/challenge/{id}")));
     let guest = Browser::new(&app.address);
     let page = guest.html(&format!("/challenge/{id}")).await;
@@ -703,21 +717,103 @@ async fn an_open_challenge_link_is_accepted_by_a_guest() {
     let other = Browser::new(&app.address);
     let r = other.http.get(app.url(&format!("/challenge/{id}"))).send().await.unwrap();
     assert_eq!(r.headers().get("location").unwrap(), &format!("/{id}"));
-
-    // While that game goes on, another link with a clock is refused; once it is over, it goes.
-    let rated_link = [("rated", "true"), ("clock.limit", "300")];
-    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &rated_link).await;
-    assert_eq!(r.status().as_u16(), 400);
-    assert_eq!(r.json::<Value>().await.unwrap()["code"], "already_playing");
     let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/resign"), &[]).await;
     assert_eq!(r.status().as_u16(), 200);
     // A rated link needs an account.
-    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &rated_link).await;
-    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let id = link("5+0", "rated").await;
     let page = other.html(&format!("/challenge/{id}")).await;
     assert!(!page.contains("id=\"accept-form\""));
     let r = other.post_form("/game/new", &format!("/challenge/{id}/accept"), &[]).await;
     assert_eq!(r.status().as_u16(), 400);
+}
+
+/// Lichess's open challenge (`POST /api/challenge/open`): made for two others, who take White
+/// and Black by its links or with `color` on the API; the first to take a seat is an account,
+/// and becomes the challenger; a guest may take the second seat of a casual one on its page.
+#[tokio::test]
+async fn an_open_challenge_is_played_by_the_two_who_take_its_seats() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let carol = player(&app, "carol", ALL).await;
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &[("color", "white")]).await;
+    assert_eq!(r.status().as_u16(), 400, "the players choose their colours");
+    let terms = [("clock.limit", "300"), ("clock.increment", "3"), ("rated", "true")];
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &terms).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    let id = c["id"].as_str().unwrap().to_string();
+    assert!(c["challenger"].is_null() && c["destUser"].is_null() && c.get("finalColor").is_none(), "{c}");
+    assert_eq!(c["open"], serde_json::json!({}));
+    for (key, color) in [("urlWhite", "white"), ("urlBlack", "black")] {
+        assert!(c[key].as_str().unwrap().ends_with(&format!("/challenge/{id}?color={color}")), "{c}");
+    }
+    // A guest cannot take the first seat; a colour must be one.
+    let guest = Browser::new(&app.address);
+    let page = guest.html(&format!("/challenge/{id}?color=white")).await;
+    assert!(page.contains("Open challenge for two players") && page.contains("to take a seat"), "{page}");
+    let r = guest.post_form("/game/new", &format!("/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept?color=purple"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
+    let mut c_events = Ndjson::open(&app, &carol.token, "/api/stream/event").await;
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept?color=black"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let seated = b_events.until("challenge").await;
+    assert_eq!(
+        (seated["challenge"]["challenger"]["name"].as_str(), seated["challenge"]["finalColor"].as_str()),
+        (Some("bob"), Some("black")),
+        "{seated}"
+    );
+    assert_eq!(seated["challenge"]["direction"], "out");
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400, "one seat each");
+    let r = post_form(&app, Some(&carol.token), &format!("/api/challenge/{id}/accept?color=black"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    assert!(r.text().await.unwrap().contains("black is taken"));
+    let r = post_form(&app, Some(&carol.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    for (events, color, opponent) in [(&mut b_events, "black", "carol"), (&mut c_events, "white", "bob")] {
+        let start = events.until("gameStart").await;
+        assert_eq!(start["game"]["gameId"], id.as_str());
+        assert_eq!((start["game"]["color"].as_str(), start["game"]["rated"].as_bool()), (Some(color), Some(true)));
+        assert_eq!(start["game"]["opponent"]["username"], opponent);
+    }
+    let g: Value = send(
+        request(reqwest::Method::GET, &app, None, &format!("/game/export/{id}")).header("accept", "application/json"),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(
+        (g["players"]["white"]["user"]["name"].as_str(), g["players"]["black"]["user"]["name"].as_str()),
+        (Some("carol"), Some("bob")),
+        "the maker does not play: {g}"
+    );
+
+    // On the site: an account takes White by its link, a guest takes Black.
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &[]).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let dana = player(&app, "dana", ALL).await;
+    let page = dana.browser.html(&format!("/challenge/{id}?color=white")).await;
+    assert!(page.contains("id=\"take-white\"") && !page.contains("id=\"take-black\""), "{page}");
+    let r = dana
+        .browser
+        .post_form(&format!("/challenge/{id}"), &format!("/challenge/{id}/accept"), &[("color", "white")])
+        .await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers()["location"], format!("/challenge/{id}").as_str());
+    let page = dana.browser.html(&format!("/challenge/{id}")).await;
+    assert!(page.contains("id=\"challenge-waiting\""), "the taker waits: {page}");
+    let page = guest.html(&format!("/challenge/{id}")).await;
+    assert!(page.contains("id=\"accept-form\"") && page.contains("dana plays"), "{page}");
+    let r = guest.post_form(&format!("/challenge/{id}"), &format!("/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers()["location"], format!("/{id}").as_str());
+    let (status, _, _) = crate::round::stored_result(&app.db_pool, &id).await;
+    assert_eq!(status, 20);
 }
 
 #[tokio::test]

@@ -3,7 +3,8 @@ token test, a BOT upgrade, the online BOTs, a challenge with a random colour fro
 the BOT, and the whole game played through the board API (the person, seeded random legal
 moves) and the BOT API (the BOT, Debian's Stockfish through python-chess), followed by a
 spectator stream and both event streams; then the accounts and the games as lichess programs
-read them, a game against the computer, and a board seek pairing two people. Every move the
+read them, a game against the computer, a board seek pairing two people, and an open
+challenge for two. Every move the
 server reports is replayed by python-chess, which must find it legal and agree on the end.
 Run by tests/api/lichess.rs; prints what it checked and exits 1 on the first mismatch. Its
 last line is `game ID STATUS WINNER` for the BOT game.
@@ -271,4 +272,13 @@ check(not any(s.is_alive() for s in seeks), "both seeks end once paired")
 human.board.abort_game(paired["game"]["id"])
 check(next_event(other_events, "gameFinish", paired["game"]["id"])["game"]["status"]["name"] == "aborted",
       "an aborted pairing ends on the other's stream")
+# Lichess's open challenge: made for two, who accept it; here the maker takes the second seat.
+opened = other.challenges.create_open(clock_limit=600, clock_increment=5)
+check(opened["challenger"] is None and opened["urlWhite"].endswith("?color=white") and opened["urlBlack"],
+      f"an open challenge for two, with its seats' links: {opened}")
+human.challenges.accept(opened["id"])
+other.challenges.accept(opened["id"])
+a, b = next_event(human_events, "gameStart", opened["id"]), next_event(other_events, "gameStart", opened["id"])
+check({a["game"]["color"], b["game"]["color"]} == {"white", "black"}, "the two who accepted play it")
+human.board.abort_game(opened["id"])
 print(f"game {game_id} {status} {winner or '-'}", flush=True)

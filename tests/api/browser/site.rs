@@ -40,6 +40,8 @@ pub(super) struct Site {
     pub watched: String,
     /// bob's open challenge link.
     pub open_challenge: String,
+    /// bob's open challenge for two others, by its White seat's link.
+    pub open_for_two: String,
     bob: Http,
 }
 
@@ -69,7 +71,21 @@ impl Site {
         let open = bob.post_form("/@/bob", "/challenge/open", &fields).await;
         assert_eq!(open.status().as_u16(), 303, "an open challenge");
         let open_challenge = location_of(&open);
-        Site { app, finished, watched, open_challenge, bob }
+        // Lichess's open challenge, for two others, made on the API with a token of bob's.
+        let user = chessgold::db::users::find_by_name(&app.db_pool, "bob").await.expect("bob").expect("bob");
+        let (token, hash) = chessgold::api::auth::new_token().expect("a token");
+        let scopes = ["challenge:write".to_string()];
+        chessgold::db::tokens::insert(&app.db_pool, user.id, "walk", &scopes, &hash).await.expect("a token stored");
+        let made = reqwest::Client::new()
+            .post(app.url("/api/challenge/open"))
+            .bearer_auth(&token)
+            .form(&[("clock.limit", "300"), ("clock.increment", "3")])
+            .send()
+            .await
+            .expect("an open challenge for two");
+        let made: serde_json::Value = made.json().await.expect("its JSON");
+        let open_for_two = format!("/challenge/{}?color=white", made["id"].as_str().expect("its id"));
+        Site { app, finished, watched, open_challenge, open_for_two, bob }
     }
 
     /// bob challenges `name` (an account); returns the challenge page's path.
@@ -95,6 +111,7 @@ impl Site {
             Page::new("leaderboards", "/player", done),
             Page::new("leaderboard", "/player/standard", "document.querySelector('.leaders-table')"),
             Page::new("challenge", self.open_challenge.clone(), done),
+            Page::new("open challenge for two", self.open_for_two.clone(), done),
             Page::new("live game as a spectator", format!("/{}", self.watched), LIVE_READY),
             Page::new("finished game", format!("/{}", self.finished), LIVE_READY),
             Page::new("error 404", "/@/nobody-here", done),

@@ -246,7 +246,8 @@ pub async fn refuse_nul(
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let refuse = |req: ServiceRequest, status: actix_web::http::StatusCode, why: &'static str| {
         let resp = if req.path().starts_with("/api/") {
-            req.error_response(ApiError::new(status, "bad_text", why))
+            let code = if status == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE { "too_large" } else { "bad_text" };
+            req.error_response(ApiError::new(status, code, why))
         } else if status == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
             req.error_response(PageError::TooLarge)
         } else {

@@ -627,6 +627,19 @@ async fn bad_requests_get_the_right_4xx() {
     let e: Value = r.json().await.unwrap();
     assert_eq!(e["code"], "too_large", "{e}");
     assert!(e["error"].as_str().is_some_and(|t| !t.is_empty()));
+    // Over the 1 MiB every request is read up to: the same answer. (One byte over, so that the
+    // server has read the whole body when it answers, and the client is not cut off writing.)
+    let huge = "x".repeat(chessgold::middleware::MAX_CHECKED_BODY + 1);
+    let r = send(
+        client()
+            .post(app.url(&format!("/api/board/game/{id}/chat")))
+            .bearer_auth(&alice.token)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(huge),
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 413);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "too_large");
     // Paths the description does not have (no route, or not under /api): unchecked.
     for path in ["/game/export/zzzzzzzz", "/api/no/such/thing", "/game/export/short"] {
         let r = request(reqwest::Method::GET, &app, None, path).send().await.unwrap();

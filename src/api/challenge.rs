@@ -99,6 +99,22 @@ struct ChallengeBody {
 }
 
 impl ChallengeBody {
+    /// Lichess's `users` of an open challenge: two account names, `a,b` (White's, Black's);
+    /// refused on any other challenge.
+    fn open_users(&self, open: bool) -> Result<Option<(&str, &str)>, ApiError> {
+        let Some(text) = self.users.as_deref().map(str::trim).filter(|t| !t.is_empty()) else { return Ok(None) };
+        if !open {
+            return Err(ApiError::bad_request(
+                "unsupported_term",
+                "users: only an open challenge (POST /api/challenge/open) names its two players",
+            ));
+        }
+        match text.split(',').map(str::trim).collect::<Vec<_>>()[..] {
+            [a, b] if !a.is_empty() && !b.is_empty() => Ok(Some((a, b))),
+            _ => Err(ApiError::bad_request("invalid_challenge", "users is two account names: white's,black's")),
+        }
+    }
+
     /// Refuses a lichess term that cannot be honoured here (an empty one counts as absent), by
     /// name, so that a client never gets a game other than the one it asked for.
     fn refuse_unsupported(&self) -> Result<(), ApiError> {
@@ -122,7 +138,6 @@ impl ChallengeBody {
                 "keepAliveStream: the challenge is answered at once; follow it on /api/stream/event",
             ),
             (given(&self.rules), "rules: no extra rules are offered"),
-            (given(&self.users), "users: an open challenge cannot be kept for two named players"),
             (num_given(&self.expires_at), "expiresAt: a challenge waits 20 minutes"),
         ];
         match refused.into_iter().find(|(on, _)| *on) {
@@ -184,7 +199,9 @@ pub(crate) async fn create(
     body: web::Bytes,
     user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
-    let t = terms(&parse_body(&req, &body)?)?;
+    let b: ChallengeBody = parse_body(&req, &body)?;
+    b.open_users(false)?;
+    let t = terms(&b)?;
     let c = challenge::create(&state.lobby_ctx(), user.id, Dest::User(&path), &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
@@ -198,8 +215,10 @@ pub(crate) async fn open(
     body: web::Bytes,
     user: Scoped<ChallengeWrite>,
 ) -> Result<HttpResponse, ApiError> {
-    let t = terms(&parse_body(&req, &body)?)?;
-    let c = challenge::create(&state.lobby_ctx(), user.id, Dest::TwoOthers, &t).await.map_err(refused_at_creation)?;
+    let b: ChallengeBody = parse_body(&req, &body)?;
+    let t = terms(&b)?;
+    let dest = Dest::TwoOthers(b.open_users(true)?);
+    let c = challenge::create(&state.lobby_ctx(), user.id, dest, &t).await.map_err(refused_at_creation)?;
     Ok(HttpResponse::Ok().json(challenge_json(&c, &lichess::base_url(&req), Some(user.id))))
 }
 
@@ -227,6 +246,7 @@ pub(crate) async fn ai(
         .and_then(|n| u8::try_from(n).ok())
         .and_then(chessgold_bot::Level::new)
         .ok_or_else(|| ApiError::bad_request("bad_level", "level is a whole number from 1 to 8"))?;
+    b.terms.open_users(false)?;
     let t = terms(&b.terms)?;
     if t.rated {
         return Err(ApiError::bad_request("invalid_challenge", "games against the computer are casual"));

@@ -45,6 +45,10 @@ pub struct ChallengeRow {
     /// Made for two others (lichess's open challenge): nobody has taken a seat yet, and the
     /// challenger is only its maker.
     pub for_two: bool,
+    /// The only accounts that may take its seats (lichess's `users`): White's and Black's.
+    pub open_users: Option<(Uuid, Uuid)>,
+    /// Their names (lichess's `open.userIds`, lowercased).
+    pub open_names: Option<(String, String)>,
     /// `created`, `accepted`, `declined`, `canceled`.
     pub status: String,
     /// Why it was declined (a lichess reason key).
@@ -53,6 +57,67 @@ pub struct ChallengeRow {
     pub created_at: OffsetDateTime,
     /// Unanswered until then, it lapses.
     pub expires_at: OffsetDateTime,
+}
+
+/// A challenge as read, before its pairs of columns become pairs.
+struct Stored {
+    id: String,
+    challenger_id: Uuid,
+    challenger_name: String,
+    dest_id: Option<Uuid>,
+    dest_name: Option<String>,
+    challenger_bot: bool,
+    dest_bot: Option<bool>,
+    challenger_rating: Option<i32>,
+    challenger_games: Option<i32>,
+    dest_rating: Option<i32>,
+    dest_games: Option<i32>,
+    variant: String,
+    clock_limit: Option<i32>,
+    clock_increment: Option<i32>,
+    rated: bool,
+    color: String,
+    final_color: Option<String>,
+    for_two: bool,
+    open_white: Option<Uuid>,
+    open_black: Option<Uuid>,
+    open_white_name: Option<String>,
+    open_black_name: Option<String>,
+    status: String,
+    decline_reason: Option<String>,
+    created_at: OffsetDateTime,
+    expires_at: OffsetDateTime,
+}
+
+impl From<Stored> for ChallengeRow {
+    fn from(s: Stored) -> ChallengeRow {
+        ChallengeRow {
+            id: s.id,
+            challenger_id: s.challenger_id,
+            challenger_name: s.challenger_name,
+            dest_id: s.dest_id,
+            dest_name: s.dest_name,
+            challenger_bot: s.challenger_bot,
+            dest_bot: s.dest_bot,
+            challenger_rating: s.challenger_rating,
+            challenger_games: s.challenger_games,
+            dest_rating: s.dest_rating,
+            dest_games: s.dest_games,
+            variant: s.variant,
+            clock_limit: s.clock_limit,
+            clock_increment: s.clock_increment,
+            rated: s.rated,
+            color: s.color,
+            final_color: s.final_color,
+            for_two: s.for_two,
+            open_users: s.open_white.zip(s.open_black),
+            open_names: s.open_white_name.zip(s.open_black_name),
+            status: s.status,
+            decline_reason: s.decline_reason,
+            created_at: s.created_at,
+            expires_at: s.expires_at,
+        }
+    }
 }
 
 /// What a new challenge is.
@@ -78,6 +143,8 @@ pub struct NewChallenge {
     pub final_color: String,
     /// For two others to play.
     pub for_two: bool,
+    /// The only accounts that may take its seats, White's and Black's.
+    pub open_users: Option<(Uuid, Uuid)>,
     /// Lapses then.
     pub expires_at: OffsetDateTime,
 }
@@ -90,8 +157,8 @@ pub struct NewChallenge {
 pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result<()> {
     sqlx::query!(
         r#"INSERT INTO challenges (id, challenger_id, dest_id, variant, clock_limit, clock_increment, rated, color,
-                                   final_color, expires_at, for_two)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
+                                   final_color, expires_at, for_two, open_white, open_black)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
         c.id,
         c.challenger_id,
         c.dest_id,
@@ -102,7 +169,9 @@ pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result
         c.color,
         c.final_color,
         c.expires_at,
-        c.for_two
+        c.for_two,
+        c.open_users.map(|u| u.0),
+        c.open_users.map(|u| u.1)
     )
     .execute(db)
     .await
@@ -117,22 +186,24 @@ pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result
 #[tracing::instrument(skip(db))]
 pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<ChallengeRow>> {
     sqlx::query_as!(
-        ChallengeRow,
+        Stored,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
-                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.status,
-                  c.decline_reason,
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.open_white, c.open_black,
+                  ow.username AS "open_white_name?", ob.username AS "open_black_name?", c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
            LEFT JOIN user_ratings dr ON dr.user_id = c.dest_id AND dr.variant = c.variant
+           LEFT JOIN users ow ON ow.id = c.open_white LEFT JOIN users ob ON ob.id = c.open_black
            WHERE c.id = $1"#,
         id
     )
     .fetch_optional(db)
     .await
+    .map(|row| row.map(ChallengeRow::from))
     .context("reading a challenge")
 }
 
@@ -157,18 +228,26 @@ pub async fn answer(db: impl PgExecutor<'_>, id: &str, status: &str, reason: Opt
 }
 
 /// The first seat of a challenge made for two others: `user` takes `color` and becomes its
-/// challenger; whether the seat was free (only one of several racing takers wins).
+/// challenger, and `dest` (the other named account, if it names them) is the one who may take
+/// the other seat; whether the seat was free (only one of several racing takers wins).
 ///
 /// # Errors
 /// Database failures.
 #[tracing::instrument(skip(db))]
-pub async fn take_first_seat(db: impl PgExecutor<'_>, id: &str, user: Uuid, color: &str) -> anyhow::Result<bool> {
+pub async fn take_first_seat(
+    db: impl PgExecutor<'_>,
+    id: &str,
+    user: Uuid,
+    color: &str,
+    dest: Option<Uuid>,
+) -> anyhow::Result<bool> {
     let done = sqlx::query!(
-        r#"UPDATE challenges SET challenger_id = $2, color = $3, final_color = $3, for_two = false
+        r#"UPDATE challenges SET challenger_id = $2, color = $3, final_color = $3, for_two = false, dest_id = $4
            WHERE id = $1 AND for_two AND status = 'created' AND expires_at > now()"#,
         id,
         user,
-        color
+        color,
+        dest
     )
     .execute(db)
     .await
@@ -198,23 +277,25 @@ pub async fn reopen(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<()> {
 #[tracing::instrument(skip(db), fields(user.id = %user_id))]
 pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Result<Vec<ChallengeRow>> {
     sqlx::query_as!(
-        ChallengeRow,
+        Stored,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
-                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.status,
-                  c.decline_reason,
+                  c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.open_white, c.open_black,
+                  ow.username AS "open_white_name?", ob.username AS "open_black_name?", c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
            LEFT JOIN user_ratings dr ON dr.user_id = c.dest_id AND dr.variant = c.variant
+           LEFT JOIN users ow ON ow.id = c.open_white LEFT JOIN users ob ON ob.id = c.open_black
            WHERE (c.challenger_id = $1 OR c.dest_id = $1) AND c.status = 'created' AND c.expires_at > now()
            ORDER BY c.created_at, c.id"#,
         user_id
     )
     .fetch_all(db)
     .await
+    .map(|rows| rows.into_iter().map(ChallengeRow::from).collect())
     .context("listing pending challenges")
 }
 

@@ -154,8 +154,9 @@ pub enum Dest<'a> {
     /// Whoever opens its link and accepts first plays the challenger.
     Anyone,
     /// Two others, who take White and Black by its links (lichess's open challenge); its maker
-    /// does not play unless they take a seat too.
-    TwoOthers,
+    /// does not play unless they take a seat too. With names (lichess's `users`), only those
+    /// two accounts may, the first White and the second Black.
+    TwoOthers(Option<(&'a str, &'a str)>),
 }
 
 /// Creates a challenge from an account to `dest`, and tells both accounts.
@@ -169,7 +170,7 @@ pub async fn create(
     terms: &Terms,
 ) -> Result<ChallengeRow, ChallengeError> {
     check_terms(terms)?;
-    let for_two = dest == Dest::TwoOthers;
+    let for_two = matches!(dest, Dest::TwoOthers(_));
     if for_two && terms.color != "random" {
         return Err(ChallengeError::Invalid(
             "color: the two players of an open challenge choose theirs by its links".into(),
@@ -178,6 +179,7 @@ pub async fn create(
     if let Some(ban) = crate::moderation::playban::play_ban(&ctx.pool, challenger).await? {
         return Err(ChallengeError::Invalid(ban.message(OffsetDateTime::now_utc())));
     }
+    let dest_names = if let Dest::TwoOthers(names) = dest { names } else { None };
     let dest = match dest {
         Dest::User(name) => {
             let u = db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {
@@ -205,7 +207,28 @@ pub async fn create(
             }
             Some((u.id, u.username))
         }
-        Dest::Anyone | Dest::TwoOthers => None,
+        Dest::Anyone | Dest::TwoOthers(_) => None,
+    };
+    let open_users = match dest_names {
+        Some((white, black)) => {
+            let find = |name: &str| {
+                let name = name.to_string();
+                async move {
+                    db::users::find_by_name(&ctx.pool, &name).await?.map(|u| u.id).ok_or_else(|| {
+                        ChallengeError::NotFound(format!(
+                            "no user named '{}'",
+                            name.chars().take(30).collect::<String>()
+                        ))
+                    })
+                }
+            };
+            let (w, b) = (find(white).await?, find(black).await?);
+            if w == b {
+                return Err(ChallengeError::Invalid("users: two different players".into()));
+            }
+            Some((w, b))
+        }
+        None => None,
     };
     if db::challenges::pending_counts(&ctx.pool, challenger).await?.1 >= MAX_PENDING {
         return Err(ChallengeError::Forbidden(format!(
@@ -233,6 +256,7 @@ pub async fn create(
         .name()
         .to_string(),
         for_two,
+        open_users,
         expires_at: OffsetDateTime::now_utc() + time::Duration::minutes(EXPIRES_MINUTES),
     };
     db::challenges::insert(&ctx.pool, &row).await?;
@@ -294,14 +318,33 @@ pub async fn accept(
         if let Some(ban) = crate::moderation::playban::play_ban(&ctx.pool, user).await? {
             return Err(ChallengeError::Invalid(ban.message(OffsetDateTime::now_utc())));
         }
+        // A challenge for two named accounts: each has their seat, and the other one is the
+        // only one who may take the second.
+        let (named, other) = match c.open_users {
+            Some((w, b)) if user == w => (Some(Color::White), Some(b)),
+            Some((w, b)) if user == b => (Some(Color::Black), Some(w)),
+            Some(_) => {
+                let names = c.open_names.clone().unwrap_or_default();
+                return Err(ChallengeError::Forbidden(format!(
+                    "this challenge is for {} and {} only",
+                    names.0, names.1
+                )));
+            }
+            None => (None, None),
+        };
+        if let (Some(seat), Some(asked)) = (named, color)
+            && seat != asked
+        {
+            return Err(ChallengeError::Invalid(format!("color: your seat in this challenge is {}", seat.name())));
+        }
         if c.clock_limit.is_some() {
             check_free(ctx, user, None).await?;
         }
-        let color = match color.or_else(|| c.final_color.as_deref().and_then(parse_color)) {
+        let color = match named.or(color).or_else(|| c.final_color.as_deref().and_then(parse_color)) {
             Some(col) => col,
             None => random_color()?,
         };
-        if !db::challenges::take_first_seat(&ctx.pool, &c.id, user, color.name()).await? {
+        if !db::challenges::take_first_seat(&ctx.pool, &c.id, user, color.name(), other).await? {
             return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
         }
         // The taker follows it as their own challenge, on their event stream and its page.
@@ -495,7 +538,11 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         let drawn = c.final_color.as_deref().or((c.color != "random").then_some(c.color.as_str()));
         if c.for_two {
             // The seats' links, as lichess gives them.
-            obj.insert("open".into(), json!({}));
+            let open = match &c.open_names {
+                Some((w, b)) => json!({"userIds": [w.to_lowercase(), b.to_lowercase()]}),
+                None => json!({}),
+            };
+            obj.insert("open".into(), open);
             obj.insert("urlWhite".into(), Value::from(format!("{base}/challenge/{}?color=white", c.id)));
             obj.insert("urlBlack".into(), Value::from(format!("{base}/challenge/{}?color=black", c.id)));
         } else if let Some(color) = drawn {

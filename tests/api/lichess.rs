@@ -827,6 +827,34 @@ async fn an_open_challenge_is_played_by_the_two_who_take_its_seats() {
     assert_eq!(r.headers()["location"], format!("/{id}").as_str());
     let (status, _, _) = crate::round::stored_result(&app.db_pool, &id).await;
     assert_eq!(status, 20);
+
+    // For two named accounts (lichess's `users`): the first is White, the second Black, and
+    // nobody else may take a seat.
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &[("users", "bob")]).await;
+    assert_eq!(r.status().as_u16(), 400);
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &[("users", "bob,nobody-here")]).await;
+    assert_eq!(r.status().as_u16(), 404);
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/open", &[("users", "Bob,carol")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let c: Value = r.json().await.unwrap();
+    assert_eq!(c["open"], serde_json::json!({"userIds": ["bob", "carol"]}), "{c}");
+    let id = c["id"].as_str().unwrap().to_string();
+    let r = post_form(&app, Some(&dana.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 403, "not one of the two");
+    let r = post_form(&app, Some(&carol.token), &format!("/api/challenge/{id}/accept?color=white"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400, "carol's seat is Black");
+    let r = post_form(&app, Some(&carol.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let r = post_form(&app, Some(&dana.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 404, "the other seat is bob's");
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let live = chessgold::game::store::load(&app.db_pool, &chessgold::game::GameId::parse(&id).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let names: Vec<&str> = live.seats.iter().map(|s| s.as_ref().unwrap().name.as_str()).collect();
+    assert_eq!(names, ["bob", "carol"]);
 }
 
 #[tokio::test]
@@ -1324,7 +1352,9 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
 
     // Terms that cannot be honoured, by name; nothing is made.
     let before = get(&app, Some(&alice.token), "/api/challenge").await.json::<Value>().await.unwrap()["out"].clone();
-    for (term, value) in [("days", "3"), ("fen", "8/8/8/8/8/8/8/K6k w - - 0 1"), ("keepAliveStream", "true")] {
+    for (term, value) in
+        [("days", "3"), ("fen", "8/8/8/8/8/8/8/K6k w - - 0 1"), ("keepAliveStream", "true"), ("users", "alice,carol")]
+    {
         let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[(term, value)]).await;
         assert_eq!(r.status().as_u16(), 400, "{term}");
         let e: Value = r.json().await.unwrap();

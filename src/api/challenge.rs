@@ -130,10 +130,6 @@ impl ChallengeBody {
                 "days: correspondence games are not offered yet; send clock.limit and clock.increment",
             ),
             (
-                given(&self.fen),
-                "fen: games from a position are not offered yet; every game starts from its variant's start",
-            ),
-            (
                 flag(self.keep_alive_stream.as_ref(), "keepAliveStream")?,
                 "keepAliveStream: the challenge is answered at once; follow it on /api/stream/event",
             ),
@@ -187,6 +183,7 @@ fn terms(b: &ChallengeBody) -> Result<Terms, ApiError> {
         )?,
         rated: flag(b.rated.as_ref(), "rated")?,
         color: b.color.clone().filter(|c| !c.is_empty()).unwrap_or_else(|| "random".into()),
+        initial_fen: b.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string),
     })
 }
 
@@ -262,8 +259,8 @@ pub(crate) async fn ai(
         Some(c) => c,
         None => crate::lobby::random_color().map_err(|e| internal(&e))?,
     };
-    let started =
-        crate::bots::http::start_game(&state, PlayerRef::User(user.id), &t.variant, level, t.clock, creator_color);
+    let player = PlayerRef::User(user.id);
+    let started = crate::bots::http::start_game(&state, player, &t, level, creator_color);
     let id = match started.await {
         Ok(id) => id,
         Err(crate::game::store::CreateError::Invalid(m)) => return Err(ApiError::bad_request("invalid_challenge", m)),

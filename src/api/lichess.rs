@@ -258,7 +258,7 @@ pub fn game_full(live: &Game, now: OffsetDateTime) -> Value {
         "createdAt": ms(live.created_at),
         "white": seat_json(live, Color::White),
         "black": seat_json(live, Color::Black),
-        "initialFen": "startpos",
+        "initialFen": live.initial_fen.as_deref().unwrap_or("startpos"),
         "clock": clock_json(live.clock),
         "state": BoardState::of(live, now).json(),
     })

@@ -46,7 +46,7 @@ fn summary(live: &Game) -> Value {
         "speed": crate::game::Speed::of(live.clock).key(),
         "perf": crate::game::perf_key(live.info.id, live.clock),
         "rated": live.rated,
-        "initialFen": "startpos",
+        "initialFen": live.initial_fen.as_deref().unwrap_or("startpos"),
         "fen": snapshot.fen,
         "player": live.engine.turn().name(),
         "turns": live.actions.len(),

@@ -120,8 +120,9 @@ pub(crate) async fn form(session: Session, query: web::Query<FormQuery>) -> Resu
     render(&page(PageCtx::new(&session)?, form, None))
 }
 
-/// Starts a game of `player` against the computer at `level`: casual, as every game against it,
-/// with `player` in `color`; their seeks go, as when any game starts. The site's form and
+/// Starts a game of `player` against the computer at `level` on `terms` (its variant, clock and
+/// start position): casual, as every game against it, with `player` in `color`; their seeks
+/// go, as when any game starts. The site's form and
 /// `POST /api/challenge/ai` both start theirs here.
 ///
 /// # Errors
@@ -129,16 +130,16 @@ pub(crate) async fn form(session: Session, query: web::Query<FormQuery>) -> Resu
 pub(crate) async fn start_game(
     state: &crate::startup::AppState,
     player: crate::game::PlayerRef,
-    variant: &str,
+    terms: &crate::lobby::challenge::Terms,
     level: Level,
-    clock: Option<crate::game::TimeControl>,
     color: chessgold_engine::Color,
 ) -> Result<crate::game::GameId, crate::game::store::CreateError> {
     let request = crate::game::CreateGame {
-        variant: variant.to_string(),
-        clock,
+        variant: terms.variant.clone(),
+        clock: terms.clock,
         rated: false,
         source: crate::game::Source::Ai,
+        initial_fen: terms.initial_fen.clone(),
         creator: player.clone(),
         creator_color: color,
         opponent: Some(crate::game::PlayerRef::Bot(level)),
@@ -183,7 +184,14 @@ pub(crate) async fn create(
     if crate::api::bot::is_bot_account(&state, &player).await? {
         return invalid(crate::api::bot::PEOPLE_ONLY.into());
     }
-    let id = match start_game(&state, player, info.id, level, clock, color).await {
+    let terms = crate::lobby::challenge::Terms {
+        variant: info.id.to_string(),
+        clock,
+        rated: false,
+        color: color.name().to_string(),
+        initial_fen: None,
+    };
+    let id = match start_game(&state, player, &terms, level, color).await {
         Ok(id) => id,
         Err(CreateError::Invalid(msg)) => return invalid(msg),
         Err(CreateError::Busy(_)) => {

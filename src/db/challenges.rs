@@ -49,6 +49,8 @@ pub struct ChallengeRow {
     pub open_users: Option<(Uuid, Uuid)>,
     /// Their names (lichess's `open.userIds`, lowercased).
     pub open_names: Option<(String, String)>,
+    /// The position text its game starts from; `None`: the variant's start.
+    pub initial_fen: Option<String>,
     /// `created`, `accepted`, `declined`, `canceled`.
     pub status: String,
     /// Why it was declined (a lichess reason key).
@@ -83,6 +85,7 @@ struct Stored {
     open_black: Option<Uuid>,
     open_white_name: Option<String>,
     open_black_name: Option<String>,
+    initial_fen: Option<String>,
     status: String,
     decline_reason: Option<String>,
     created_at: OffsetDateTime,
@@ -112,6 +115,7 @@ impl From<Stored> for ChallengeRow {
             for_two: s.for_two,
             open_users: s.open_white.zip(s.open_black),
             open_names: s.open_white_name.zip(s.open_black_name),
+            initial_fen: s.initial_fen,
             status: s.status,
             decline_reason: s.decline_reason,
             created_at: s.created_at,
@@ -145,6 +149,8 @@ pub struct NewChallenge {
     pub for_two: bool,
     /// The only accounts that may take its seats, White's and Black's.
     pub open_users: Option<(Uuid, Uuid)>,
+    /// The position text its game starts from.
+    pub initial_fen: Option<String>,
     /// Lapses then.
     pub expires_at: OffsetDateTime,
 }
@@ -157,8 +163,8 @@ pub struct NewChallenge {
 pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result<()> {
     sqlx::query!(
         r#"INSERT INTO challenges (id, challenger_id, dest_id, variant, clock_limit, clock_increment, rated, color,
-                                   final_color, expires_at, for_two, open_white, open_black)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
+                                   final_color, expires_at, for_two, open_white, open_black, initial_fen)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"#,
         c.id,
         c.challenger_id,
         c.dest_id,
@@ -171,7 +177,8 @@ pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result
         c.expires_at,
         c.for_two,
         c.open_users.map(|u| u.0),
-        c.open_users.map(|u| u.1)
+        c.open_users.map(|u| u.1),
+        c.initial_fen
     )
     .execute(db)
     .await
@@ -192,7 +199,7 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ch
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
                   c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.open_white, c.open_black,
-                  ow.username AS "open_white_name?", ob.username AS "open_black_name?", c.status, c.decline_reason,
+                  ow.username AS "open_white_name?", ob.username AS "open_black_name?", c.initial_fen, c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant
@@ -283,7 +290,7 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
                   dr.rating AS "dest_rating?", dr.games AS "dest_games?",
                   c.variant, c.clock_limit, c.clock_increment, c.rated, c.color, c.final_color, c.for_two, c.open_white, c.open_black,
-                  ow.username AS "open_white_name?", ob.username AS "open_black_name?", c.status, c.decline_reason,
+                  ow.username AS "open_white_name?", ob.username AS "open_black_name?", c.initial_fen, c.status, c.decline_reason,
                   c.created_at, c.expires_at
            FROM challenges c JOIN users u ON u.id = c.challenger_id LEFT JOIN users d ON d.id = c.dest_id
            LEFT JOIN user_ratings cr ON cr.user_id = c.challenger_id AND cr.variant = c.variant

@@ -29,6 +29,8 @@ pub struct GameRow {
     pub rated: bool,
     /// How the game came to be.
     pub source: Source,
+    /// The position text it starts from; `None`: the variant's start.
+    pub initial_fen: Option<String>,
     /// Status id.
     pub status: i16,
     /// `white` / `black`.
@@ -141,8 +143,8 @@ pub struct ChatRow {
 pub async fn insert_game(db: &mut PgConnection, g: &GameRow) -> anyhow::Result<()> {
     sqlx::query!(
         "INSERT INTO games (id, variant, seed, salt, commitment, clock_limit, clock_increment, rated, status,
-            version, white_clock, black_clock, turn_at, created_at, started_at, source)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+            version, white_clock, black_clock, turn_at, created_at, started_at, source, initial_fen)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         g.id,
         g.variant,
         g.seed,
@@ -158,7 +160,8 @@ pub async fn insert_game(db: &mut PgConnection, g: &GameRow) -> anyhow::Result<(
         g.turn_at,
         g.created_at,
         g.started_at,
-        g.source as Source
+        g.source as Source,
+        g.initial_fen
     )
     .execute(db)
     .await
@@ -205,7 +208,7 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ga
     sqlx::query_as!(
         GameRow,
         r#"SELECT id, variant, seed, salt, commitment, clock_limit, clock_increment, rated,
-            source AS "source: Source", status, winner,
+            source AS "source: Source", initial_fen, status, winner,
             reason AS "reason: Reason", version, plies, turns, white_clock, black_clock, turn_at, draw_offer,
             takeback_offer, rematch_offer, rematch_id, created_at, started_at, finished_at
          FROM games WHERE id = $1"#,

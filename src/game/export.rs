@@ -61,7 +61,15 @@ fn tag_value(text: &str) -> String {
 /// the result.
 pub fn movetext(live: &Game) -> String {
     let mut tokens: Vec<String> = Vec::new();
-    let mut number = 0;
+    // A game from a position counts its moves on from the position's move number, as PGN does.
+    let first: u32 = live
+        .initial_fen
+        .as_deref()
+        .and_then(|f| f.split_ascii_whitespace().nth(5))
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n >= 1)
+        .unwrap_or(1);
+    let mut number = first - 1;
     let mut previous: Option<Color> = None;
     for a in &live.actions {
         if previous != Some(a.color) {
@@ -127,6 +135,11 @@ pub fn pgn(live: &Game, site: &str) -> String {
     tags.push(("Variant", live.info.name.to_string()));
     tags.push(("TimeControl", time_control_tag(live)));
     tags.push(("Termination", termination_tag(live).to_string()));
+    if let Some(fen) = &live.initial_fen {
+        // PGN's tags of a game from a position.
+        tags.push(("SetUp", "1".to_string()));
+        tags.push(("FEN", fen.clone()));
+    }
     if let Some(c) = &live.commitment {
         tags.push(("SeedCommitment", c.clone()));
     }
@@ -237,6 +250,7 @@ mod tests {
             clock: None,
             rated: false,
             source: crate::game::Source::Friend,
+            initial_fen: None,
             status: Status::Resign,
             winner: Some(Color::Black),
             reason: Some(Reason::Resign),
@@ -314,6 +328,15 @@ mod tests {
         );
         assert!(!text.contains("RatingDiff") && !text.contains("Seed"));
         assert_eq!(tag_value(r#"a "b" \c"#), r#"a \"b\" \\c"#);
+    }
+
+    #[test]
+    fn a_game_from_a_position_says_so_and_counts_on_from_it() {
+        let mut live = finished("standard", &[("e8d8", Color::Black), ("e1e2", Color::White)]);
+        live.initial_fen = Some("4k3/8/8/8/8/8/4P3/4K3 b - - 0 12".into());
+        let text = pgn(&live, "s");
+        assert!(text.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 12\"]\n"), "{text}");
+        assert_eq!(movetext(&live), "12... e8d8 13. e1e2 0-1");
     }
 
     #[test]

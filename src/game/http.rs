@@ -147,6 +147,7 @@ pub(crate) async fn create(
         clock,
         rated,
         source: crate::game::Source::Friend,
+        initial_fen: None,
         creator: player,
         creator_color: color,
         opponent: None,

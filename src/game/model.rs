@@ -38,6 +38,8 @@ pub struct CreateGame {
     pub rated: bool,
     /// How the game comes to be.
     pub source: Source,
+    /// The position text it starts from (lichess's `fen`); `None`: the variant's start.
+    pub initial_fen: Option<String>,
     /// The player who creates the game.
     pub creator: PlayerRef,
     /// The creator's colour.
@@ -210,17 +212,42 @@ fn refuse(code: RefusalCode, message: impl Into<String>) -> Refusal {
     Refusal::Code(code, message.into())
 }
 
-/// Plays `actions` from the start of the variant; returns the game and the turns completed.
+/// Whether a game of `info` may start from the position text `fen` (lichess's `fen`): a text
+/// the variant reads, a game not over there, casual (lichess rates no game from a position), a
+/// variant without random events (their boxes come from the start's committed seed).
 ///
 /// # Errors
-/// A stored action the engine refuses (a corrupt record).
+/// A sentence that starts with `fen:`.
+pub fn check_start_position(info: &VariantInfo, fen: &str, rated: bool) -> Result<(), String> {
+    if info.seeded {
+        return Err(format!("fen: {} games start from their own position (its boxes are drawn from it)", info.name));
+    }
+    if rated {
+        return Err("fen: a game from a position is casual, as on lichess".into());
+    }
+    let game = info.game_from_fen(fen).map_err(|e| format!("fen: {e}"))?;
+    if game.outcome().is_some() {
+        return Err("fen: the game is already over in this position".into());
+    }
+    Ok(())
+}
+
+/// Plays `actions` from the start of the variant, or from `initial_fen` for a game from a
+/// position; returns the game and the turns completed.
+///
+/// # Errors
+/// A stored action or start position the engine refuses (a corrupt record).
 pub fn replay(
     info: &'static VariantInfo,
     seed: Option<u64>,
+    initial_fen: Option<&str>,
     actions: &[String],
 ) -> anyhow::Result<(Box<dyn AnyGame>, i32)> {
-    let mut game = match seed {
-        Some(s) if info.seeded => info.new_seeded_game(s),
+    let mut game = match (initial_fen, seed) {
+        (Some(fen), _) => {
+            info.game_from_fen(fen).map_err(|e| anyhow::anyhow!("the stored start position is refused: {e}"))?
+        }
+        (None, Some(s)) if info.seeded => info.new_seeded_game(s),
         _ => info.new_game(),
     };
     let mut turns = 0;
@@ -253,6 +280,8 @@ pub struct Game {
     pub rated: bool,
     /// How the game came to be.
     pub source: Source,
+    /// The position text it started from; `None`: the variant's start.
+    pub initial_fen: Option<String>,
     /// Status.
     pub status: Status,
     /// Winner once over.
@@ -507,7 +536,7 @@ impl Game {
     /// The stored form of an action sent at `ply`, when the engine accepts it there.
     fn normalized(&self, ply: usize, text: &str) -> Option<&String> {
         let prefix: Vec<String> = self.actions[..ply].iter().map(|a| a.action.clone()).collect();
-        let (mut g, _) = replay(self.info, self.seed, &prefix).ok()?;
+        let (mut g, _) = replay(self.info, self.seed, self.initial_fen.as_deref(), &prefix).ok()?;
         let n = g.play(text).ok()?;
         (n == self.actions[ply].action).then_some(&self.actions[ply].action)
     }
@@ -620,7 +649,7 @@ impl Game {
             }
         }
         let texts: Vec<String> = self.actions[..keep].iter().map(|a| a.action.clone()).collect();
-        let (engine, turns) = replay(self.info, self.seed, &texts)
+        let (engine, turns) = replay(self.info, self.seed, self.initial_fen.as_deref(), &texts)
             .map_err(|e| refuse(RefusalCode::Unavailable, format!("the game could not be rebuilt: {e}")))?;
         if let Some(c) = self.clocks_at(now) {
             self.clocks = Some(c);
@@ -668,6 +697,7 @@ impl Game {
                     clock: self.clock,
                     rated: self.rated,
                     source: self.source,
+                    initial_fen: self.initial_fen.clone(),
                     creator: me,
                     // Colours swapped.
                     creator_color: !seat,
@@ -828,6 +858,7 @@ mod tests {
             clock,
             rated: false,
             source: Source::Friend,
+            initial_fen: None,
             status: Status::Created,
             winner: None,
             reason: None,

@@ -156,6 +156,9 @@ async fn prepare(
     if has_bot && !crate::bots::plays(info.id) {
         return Err(CreateError::Invalid(format!("the computer does not play {} yet", info.name)));
     }
+    if let Some(fen) = &req.initial_fen {
+        super::model::check_start_position(info, fen, req.rated).map_err(CreateError::Invalid)?;
+    }
     if req.opponent.as_ref() == Some(&req.creator) {
         return Err(CreateError::Invalid("a player cannot play against themselves".into()));
     }
@@ -197,6 +200,7 @@ async fn prepare(
         clock_increment: req.clock.map(|c| c.increment),
         rated: req.rated,
         source: req.source,
+        initial_fen: req.initial_fen.clone(),
         status: if started { Status::Started.id() } else { Status::Created.id() },
         winner: None,
         reason: None,
@@ -301,7 +305,8 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Game>> {
     let info = variant(&g.variant).ok_or_else(|| anyhow::anyhow!("game {id} has unknown variant {}", g.variant))?;
     let seed = g.seed.map(|s| s as u64);
     let texts: Vec<String> = actions.iter().map(|a| a.action.clone()).collect();
-    let (engine, _) = replay(info, seed, &texts).with_context(|| format!("replaying game {id}"))?;
+    let (engine, _) =
+        replay(info, seed, g.initial_fen.as_deref(), &texts).with_context(|| format!("replaying game {id}"))?;
     let mut seats: [Option<Seat>; 2] = [None, None];
     for p in players {
         let Some(c) = parse_color(&p.color) else { continue };
@@ -340,6 +345,7 @@ pub async fn load(pool: &PgPool, id: &GameId) -> anyhow::Result<Option<Game>> {
         },
         rated: g.rated,
         source: g.source,
+        initial_fen: g.initial_fen.clone(),
         status: Status::from_id(g.status).ok_or_else(|| anyhow::anyhow!("game {id} has status {}", g.status))?,
         winner: g.winner.as_deref().and_then(parse_color),
         reason: g.reason,
@@ -385,6 +391,7 @@ fn game_row(live: &Game) -> GameRow {
         clock_increment: live.clock.map(|c| c.increment),
         rated: live.rated,
         source: live.source,
+        initial_fen: live.initial_fen.clone(),
         status: live.status.id(),
         winner: color_text(live.winner),
         reason: live.reason,

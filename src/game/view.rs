@@ -427,6 +427,9 @@ pub struct Full {
     pub salt: Option<String>,
     /// The rematch, once created.
     pub rematch: Option<String>,
+    /// The position text a game from a position started at (absent: the variant's start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_fen: Option<String>,
     /// Both clocks after each action (clocked games).
     pub clock_history: Option<Vec<Option<[i32; 2]>>>,
     /// The claim delay, seconds.
@@ -456,6 +459,7 @@ pub fn full(game: &Game, you: Option<Color>, now: OffsetDateTime, cfg: &GameSett
         seed,
         salt,
         rematch: game.rematch_id.clone(),
+        initial_fen: game.initial_fen.clone(),
         // Both clocks (White's, Black's, centiseconds) after each action, for replays.
         clock_history: game.clock.map(|_| game.actions.iter().map(|a| a.clocks).collect()),
         claim_after: cfg.claim_after_secs,
@@ -611,6 +615,9 @@ pub struct Record {
     pub seed: Option<u64>,
     /// The salt, once over.
     pub salt: Option<String>,
+    /// The position text a game from a position started at (absent: the variant's start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_fen: Option<String>,
     /// Both seats.
     pub players: RecordPlayers,
     /// Every action.
@@ -642,6 +649,7 @@ pub fn record(game: &Game) -> Record {
         seed_commitment: game.commitment.clone(),
         seed,
         salt,
+        initial_fen: game.initial_fen.clone(),
         players: RecordPlayers { white: player(Color::White), black: player(Color::Black) },
         actions: game
             .actions
@@ -709,6 +717,9 @@ pub fn game_json(live: &Game) -> Value {
         if let Some(w) = live.winner {
             obj.insert("winner".into(), Value::from(w.name()));
         }
+        if let Some(fen) = &live.initial_fen {
+            obj.insert("initialFen".into(), Value::from(fen.as_str()));
+        }
         if let Some(c) = live.clock {
             obj.insert(
                 "clock".into(),
@@ -766,6 +777,7 @@ mod tests {
             clock,
             rated: false,
             source: crate::game::Source::Friend,
+            initial_fen: None,
             status: GameStatus::Started,
             winner: None,
             reason: None,

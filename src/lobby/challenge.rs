@@ -124,6 +124,8 @@ pub struct Terms {
     pub rated: bool,
     /// The challenger's colour: `white`, `black`, `random`.
     pub color: String,
+    /// The position text the game starts from (lichess's `fen`); `None`: the variant's start.
+    pub initial_fen: Option<String>,
 }
 
 /// Checks terms against the registry and the rules of rated games.
@@ -131,11 +133,14 @@ pub struct Terms {
 /// # Errors
 /// [`ChallengeError::Invalid`] with a sentence.
 pub fn check_terms(t: &Terms) -> Result<(), ChallengeError> {
-    if chessgold_engine::registry::variant(&t.variant).is_none() {
+    let Some(info) = chessgold_engine::registry::variant(&t.variant) else {
         return Err(ChallengeError::Invalid(format!(
             "unknown variant '{}'",
             t.variant.chars().take(30).collect::<String>()
         )));
+    };
+    if let Some(fen) = &t.initial_fen {
+        crate::game::model::check_start_position(info, fen, t.rated).map_err(ChallengeError::Invalid)?;
     }
     if t.rated && t.clock.is_none() {
         return Err(ChallengeError::Invalid("rated games need a time control".into()));
@@ -257,6 +262,7 @@ pub async fn create(
         .to_string(),
         for_two,
         open_users,
+        initial_fen: terms.initial_fen.clone(),
         expires_at: OffsetDateTime::now_utc() + time::Duration::minutes(EXPIRES_MINUTES),
     };
     db::challenges::insert(&ctx.pool, &row).await?;
@@ -390,6 +396,7 @@ pub async fn accept(
         },
         rated: c.rated,
         source: crate::game::Source::Friend,
+        initial_fen: c.initial_fen.clone(),
         creator: PlayerRef::User(c.challenger_id),
         creator_color,
         opponent: Some(who.clone()),
@@ -547,6 +554,9 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
             obj.insert("urlBlack".into(), Value::from(format!("{base}/challenge/{}?color=black", c.id)));
         } else if let Some(color) = drawn {
             obj.insert("finalColor".into(), Value::from(color));
+        }
+        if let Some(fen) = &c.initial_fen {
+            obj.insert("initialFen".into(), Value::from(fen.as_str()));
         }
         if let Some(r) = &c.decline_reason {
             obj.insert("declineReasonKey".into(), Value::from(r.as_str()));

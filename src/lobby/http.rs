@@ -289,6 +289,7 @@ pub(crate) async fn accept_seek(
         clock,
         rated: row.rated,
         source: crate::game::Source::Lobby,
+        initial_fen: None,
         creator: owner.clone(),
         creator_color,
         opponent: Some(player),

@@ -416,6 +416,7 @@ pub async fn match_once(ctx: &LobbyCtx, now_ms: i64) -> anyhow::Result<Vec<GameI
             clock: Some(clock),
             rated: a.pool.rated,
             source: crate::game::Source::Pool,
+            initial_fen: None,
             creator: pa.clone(),
             creator_color: random_color()?,
             opponent: Some(pb.clone()),

@@ -58,6 +58,7 @@ fn terms(form: &ChallengeForm) -> Result<Terms, ChallengeError> {
         clock,
         rated: form.mode == "rated",
         color: if form.color.is_empty() { "random".into() } else { form.color.clone() },
+        initial_fen: None,
     })
 }
 

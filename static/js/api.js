@@ -19,16 +19,20 @@ export class ApiError extends Error {
  * @param {string} variant variant id
  * @param {string[]} actions the whole game so far, in action notation
  * @param {number|null} [seed] the seed of a variant with random events (a finished online game's)
+ * @param {string|null} [fen] the position text a game from a position started at
  * @returns {Promise<object>} the engine snapshot
  * @throws {ApiError}
  */
-export async function fetchLocalState(url, variant, actions, seed = null) {
+export async function fetchLocalState(url, variant, actions, seed = null, fen = null) {
+  const request = { variant, actions };
+  if (seed !== null && seed !== undefined) request.seed = seed;
+  if (fen !== null && fen !== undefined) request.fen = fen;
   let response;
   try {
     response = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(seed === null || seed === undefined ? { variant, actions } : { variant, actions, seed }),
+      body: JSON.stringify(request),
       credentials: "same-origin",
     });
   } catch (e) {

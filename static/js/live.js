@@ -1011,7 +1011,7 @@ export class LiveGame {
       }
       this.fetching = ply;
       try {
-        state = await fetchLocalState("/api/local", g.variant, actions.slice(0, ply), g.seed ?? null);
+        state = await fetchLocalState("/api/local", g.variant, actions.slice(0, ply), g.seed ?? null, g.initial_fen ?? null);
       } catch (e) {
         this.view.showError(e.message);
         return;

@@ -1352,9 +1352,7 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
 
     // Terms that cannot be honoured, by name; nothing is made.
     let before = get(&app, Some(&alice.token), "/api/challenge").await.json::<Value>().await.unwrap()["out"].clone();
-    for (term, value) in
-        [("days", "3"), ("fen", "8/8/8/8/8/8/8/K6k w - - 0 1"), ("keepAliveStream", "true"), ("users", "alice,carol")]
-    {
+    for (term, value) in [("days", "3"), ("keepAliveStream", "true"), ("users", "alice,carol")] {
         let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &[(term, value)]).await;
         assert_eq!(r.status().as_u16(), 400, "{term}");
         let e: Value = r.json().await.unwrap();
@@ -1459,6 +1457,64 @@ async fn challenge_terms_are_honoured_or_refused_by_name() {
         (Some(gid.as_str()), Some("ai"), Some("black")),
         "{finished}"
     );
+}
+
+/// Lichess's `fen`: a challenge from a position (casual, a variant without random events, a
+/// position the variant reads where the game is not over), whose game starts there and says so
+/// on every stream, in its record and in its PGN.
+#[tokio::test]
+async fn a_challenge_from_a_position_is_played_from_it() {
+    let app = spawn_app().await;
+    let alice = player(&app, "alice", ALL).await;
+    let bob = player(&app, "bob", ALL).await;
+    let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+    for (terms, why) in [
+        (vec![("fen", "nonsense")], "a text the variant does not read"),
+        (vec![("fen", fen), ("rated", "true"), ("clock.limit", "300")], "rated"),
+        (vec![("fen", fen), ("variant", "lootbox")], "a variant with random events"),
+        (vec![("fen", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")], "a mate on the board"),
+    ] {
+        let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &terms).await;
+        assert_eq!(r.status().as_u16(), 400, "{why}");
+        let e: Value = r.json().await.unwrap();
+        assert!(e["error"].as_str().unwrap().starts_with("fen: "), "{why}: {e}");
+    }
+    let terms = [("fen", fen), ("color", "white"), ("clock.limit", "300"), ("clock.increment", "2")];
+    let r = post_form(&app, Some(&alice.token), "/api/challenge/bob", &terms).await;
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let c: Value = r.json().await.unwrap();
+    assert_eq!(c["initialFen"], fen, "{c}");
+    let id = c["id"].as_str().unwrap().to_string();
+    let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let mut b_game = Ndjson::open(&app, &bob.token, &format!("/api/board/game/stream/{id}")).await;
+    let full = b_game.next().await.unwrap();
+    assert_eq!((full["initialFen"].as_str(), full["state"]["moves"].as_str()), (Some(fen), Some("")), "{full}");
+    let r = post_form(&app, Some(&alice.token), &format!("/api/board/game/{id}/move/g1f3"), &[]).await;
+    assert_eq!(r.status().as_u16(), 400, "no knight in this position");
+    play(&app, &alice, &id, "e2e4").await;
+    let state = b_game.until("gameState").await;
+    assert_eq!(state["moves"], "e2e4");
+    let watch = request(reqwest::Method::GET, &app, None, &format!("/api/stream/game/{id}")).send().await.unwrap();
+    let first = Ndjson::from("GET", watch).next().await.unwrap();
+    assert_eq!(first["initialFen"], fen);
+    assert_eq!(first["fen"].as_str().unwrap().split(' ').next(), Some("4k3/8/8/8/4P3/8/8/4K3"), "{first}");
+    let record: Value = get(&app, None, &format!("/api/game/{id}")).await.json().await.unwrap();
+    assert_eq!(record["initial_fen"], fen);
+    let listed = get(&app, None, "/api/games/user/bob?ongoing=true").await.text().await.unwrap();
+    let g: Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
+    assert_eq!(g["initialFen"], fen, "{g}");
+    let pgn = client().get(app.url(&format!("/game/export/{id}"))).send().await.unwrap().text().await.unwrap();
+    assert!(pgn.contains(&format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n")) && pgn.contains("\n1. e2e4 *"), "{pgn}");
+    // The page's replay asks for earlier positions from the game's own start.
+    let r = client()
+        .post(app.url("/api/local"))
+        .json(&serde_json::json!({"variant": "standard", "fen": fen, "actions": ["e2e4"]}))
+        .send()
+        .await
+        .unwrap();
+    let local: Value = r.json().await.unwrap();
+    assert_eq!(local["fen"], first["fen"], "{local}");
 }
 
 /// `from` challenges `to` with `terms` and `to` accepts: the game's id.

@@ -99,7 +99,10 @@ impl Round {
                     self.live.snapshot()
                 } else {
                     if replayed.is_none() {
-                        replayed = Some((replay(self.live.info, self.live.seed, &[]).ok()?.0, 0));
+                        replayed = Some((
+                            replay(self.live.info, self.live.seed, self.live.initial_fen.as_deref(), &[]).ok()?.0,
+                            0,
+                        ));
                     }
                     let (game, at) = replayed.as_mut()?;
                     while *at < plies {

@@ -391,3 +391,52 @@ async fn each_local_loot_box_game_has_its_own_seed_in_the_address() {
     )
     .await;
 }
+
+/// A finished game from a position (lichess's `fen`): the page's replay starts at that position,
+/// not at the variant's start, and steps on from it.
+#[tokio::test]
+async fn the_replay_of_a_game_from_a_position_starts_there() {
+    let (app, viewer, _permit) = session().await;
+    let (alice, bob) = (crate::round::Browser::new(&app.address), crate::round::Browser::new(&app.address));
+    alice.signup("alice").await;
+    bob.signup("bob").await;
+    let id_of = |name: &'static str| {
+        let pool = app.db_pool.clone();
+        async move { chessgold::db::users::find_by_name(&pool, name).await.unwrap().unwrap().id }
+    };
+    let request = chessgold::game::CreateGame {
+        variant: "standard".into(),
+        clock: None,
+        rated: false,
+        source: chessgold::game::Source::Friend,
+        initial_fen: Some("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1".into()),
+        creator: chessgold::game::PlayerRef::User(id_of("alice").await),
+        creator_color: chessgold_engine::Color::White,
+        opponent: Some(chessgold::game::PlayerRef::User(id_of("bob").await)),
+    };
+    let settings = chessgold::settings::Settings::defaults().unwrap().game;
+    let id = chessgold::game::create_game(&app.db_pool, request, &settings).await.unwrap().to_string();
+    let (mut ws, mut bs) = (alice.socket(&id, None).await, bob.socket(&id, None).await);
+    ws.until("full").await;
+    bs.until("full").await;
+    play_line(&mut ws, &mut bs, 0, &["e2e4", "e8d8", "e4e5"]).await;
+    assert_eq!(bs.command("resign").await["t"], "ack");
+    ws.until("end").await;
+
+    viewer.open(&format!("/{id}")).await;
+    viewer.wait_for("the finished game", "document.querySelector('#board-app').dataset.shown === '3'").await;
+    let pieces = "return [...document.querySelectorAll('.cg-board .piece:not(.ghost)')].map(p => p.dataset.square + p.dataset.kind).sort().join(' ');";
+    assert_eq!(viewer.js(pieces).await, json!("d8king e1king e5pawn"));
+    viewer.click(r#"[data-replay="first"]"#).await;
+    viewer.wait_for("the start position", "document.querySelector('#board-app').dataset.shown === '0'").await;
+    assert_eq!(viewer.js(pieces).await, json!("e1king e2pawn e8king"), "the game's own start");
+    viewer.click(r#"[data-replay="next"]"#).await;
+    viewer.wait_for("after the first move", "document.querySelector('#board-app').dataset.shown === '1'").await;
+    viewer
+        .wait_for(
+            "the pawn on e4",
+            "!!document.querySelector('.cg-board .piece[data-square=\"e4\"][data-kind=\"pawn\"]')",
+        )
+        .await;
+    assert_eq!(viewer.js(pieces).await, json!("e1king e4pawn e8king"));
+}

@@ -351,6 +351,7 @@ async fn a_bot_accounts_title_shows_before_its_name_on_the_game_page() {
         clock: None,
         rated: false,
         source: chessgold::game::Source::Friend,
+        initial_fen: None,
         creator: chessgold::game::PlayerRef::User(alice),
         creator_color: chessgold_engine::Color::White,
         opponent: Some(chessgold::game::PlayerRef::User(robo)),

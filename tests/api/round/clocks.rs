@@ -28,6 +28,7 @@ async fn users_game(
         clock,
         rated: false,
         source: chessgold::game::Source::Friend,
+        initial_fen: None,
         creator: PlayerRef::User(wid),
         creator_color: Color::White,
         opponent: Some(PlayerRef::User(bid)),

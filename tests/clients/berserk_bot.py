@@ -3,8 +3,8 @@ token test, a BOT upgrade, the online BOTs, a challenge with a random colour fro
 the BOT, and the whole game played through the board API (the person, seeded random legal
 moves) and the BOT API (the BOT, Debian's Stockfish through python-chess), followed by a
 spectator stream and both event streams; then the accounts and the games as lichess programs
-read them, a game against the computer, a board seek pairing two people, and an open
-challenge for two. Every move the
+read them, a game against the computer from a position, a board seek pairing two people,
+and an open challenge for two. Every move the
 server reports is replayed by python-chess, which must find it legal and agree on the end.
 Run by tests/api/lichess.rs; prints what it checked and exits 1 on the first mismatch. Its
 last line is `game ID STATUS WINNER` for the BOT game.
@@ -239,9 +239,11 @@ watched_after = list(human.games.stream_game_moves(game_id))
 check(len(watched_after) == 1 and watched_after[0]["status"]["name"] == status,
       f"a finished game's spectator stream is its result: {watched_after}")
 
-# The computer: its game starts and ends on the event stream, as any game does.
-ai = human.challenges.create_ai(level=1, clock_limit=300, clock_increment=3, color="white")
+# The computer, from a position: its game starts and ends on the event stream, as any game does.
+POSITION = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+ai = human.challenges.create_ai(level=1, clock_limit=300, clock_increment=3, color="white", position=POSITION)
 check(ai["source"] == "ai" and ai["player"] == "white", f"a game against the computer: {ai}")
+check(ai["fen"].split()[0] == POSITION.split()[0], f"from the position asked for: {ai['fen']}")
 started = next_event(human_events, "gameStart", ai["id"])
 check(started["game"]["source"] == "ai" and started["game"]["opponent"]["ai"] == 1, f"its gameStart: {started}")
 human.board.make_move(ai["id"], "e2e4")
@@ -253,6 +255,7 @@ check(finished["game"]["source"] == "ai" and finished["game"]["winner"] == "blac
 pgns = list(human.games.export_by_player(HUMAN, as_pgn=True))
 check(len(pgns) == 2 and all(p.startswith("[Event ") for p in pgns), f"two PGN games: {len(pgns)}")
 check(last_move in pgns[1] and f'[GameId "{ai["id"]}"]' in pgns[0], "newest first, each with its id")
+check(f'[FEN "{POSITION}"]' in pgns[0] and "[FEN " not in pgns[1], "the game from a position has its FEN tag")
 by_ids = list(human.games.export_multi(game_id, ai["id"], as_pgn=True))
 check(len(by_ids) == 2, f"two PGN games by id: {len(by_ids)}")
 

@@ -131,6 +131,38 @@ pub(crate) struct GamesQuery {
     tags: Option<String>,
     clocks: Option<String>,
     pgn_in_json: Option<String>,
+    // Lichess's options this server cannot honour yet: refused when asked for, never dropped.
+    opening: Option<String>,
+    evals: Option<String>,
+    accuracy: Option<String>,
+    literate: Option<String>,
+    analysed: Option<String>,
+    division: Option<String>,
+    players: Option<String>,
+}
+
+impl GamesQuery {
+    /// Refuses an export option asked for that cannot be honoured, by name (`false` or empty
+    /// asks for nothing).
+    fn refuse_unsupported(&self) -> Result<(), ApiError> {
+        let asked = |v: &Option<String>, name: &str| flag(v.as_deref(), name, false);
+        let refused = [
+            (asked(&self.opening, "opening")?, "opening: opening names come with the notation work"),
+            (asked(&self.evals, "evals")?, "evals: games have no analysis here yet"),
+            (asked(&self.accuracy, "accuracy")?, "accuracy: games have no analysis here yet"),
+            (asked(&self.analysed, "analysed")?, "analysed: games have no analysis here yet"),
+            (asked(&self.division, "division")?, "division: the phases of a game are not computed"),
+            (asked(&self.literate, "literate")?, "literate: PGN comments are not written"),
+            (
+                self.players.as_deref().is_some_and(|p| !p.trim().is_empty()),
+                "players: real names from a file are not read",
+            ),
+        ];
+        match refused.into_iter().find(|(on, _)| *on) {
+            Some((_, why)) => Err(ApiError::bad_request("unsupported_term", why)),
+            None => Ok(()),
+        }
+    }
 }
 
 use super::lichess::flag;
@@ -158,6 +190,7 @@ impl Output {
     /// `Accept: application/json`, else `pgn_by_default` decides (lichess lists games as NDJSON
     /// and exports one game as PGN).
     fn of(req: &HttpRequest, q: &GamesQuery, pgn_by_default: bool) -> Result<Output, ApiError> {
+        q.refuse_unsupported()?;
         let accept = req.headers().get(actix_web::http::header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
         let pgn = if accept.contains("application/x-chess-pgn") {
             true

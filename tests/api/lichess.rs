@@ -1596,11 +1596,22 @@ async fn games_of_an_account_are_filtered_and_exported_as_on_lichess() {
         ("since=soon", "bad_query"),
         ("perfType=Blitz", "bad_query"),
         ("rated=maybe", "bad_flag"),
+        // Lichess's options this server cannot honour, refused by name when asked for.
+        ("opening=true", "unsupported_term"),
+        ("evals=true", "unsupported_term"),
+        ("accuracy=true", "unsupported_term"),
+        ("analysed=true", "unsupported_term"),
+        ("division=true", "unsupported_term"),
+        ("literate=true", "unsupported_term"),
+        ("players=https://example.org/names.txt", "unsupported_term"),
+        ("opening=perhaps", "bad_flag"),
     ] {
         let r = get(&app, None, &format!("{base}?{bad}")).await;
         assert_eq!(r.status().as_u16(), 400, "{bad}");
         assert_eq!(r.json::<Value>().await.unwrap()["code"], code, "{bad}");
     }
+    // Not asked for is no refusal: the list as without them.
+    assert_eq!(listed(&app, &format!("{base}?opening=false&evals=false&analysed=false")).await.len(), 2);
     // By ids, in the order given.
     let r = send(client().post(app.url("/api/games/export/_ids")).body(format!("{g1},zzzzzzzz,{g2}"))).await;
     let ids: Vec<String> = r

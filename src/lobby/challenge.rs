@@ -353,8 +353,12 @@ pub async fn accept(
         if !db::challenges::take_first_seat(&ctx.pool, &c.id, user, color.name(), other).await? {
             return Err(ChallengeError::NotFound("the challenge is no longer open".into()));
         }
-        // The taker follows it as their own challenge, on their event stream and its page.
+        // The taker follows it as their own challenge, on their event stream and its page; the
+        // other named account, if any, now has it to accept, as a challenge sent to them.
         notify::send(ctx.lobby.broker(), user, &UserMsg::Challenge { id: c.id.clone() }).await;
+        if let Some(o) = other {
+            notify::send(ctx.lobby.broker(), o, &UserMsg::Challenge { id: c.id.clone() }).await;
+        }
         tracing::info!(challenge.id = %c.id, "first seat of an open challenge taken");
         return Ok(Accepted::Seated);
     }

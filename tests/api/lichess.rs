@@ -834,8 +834,15 @@ async fn an_open_challenge_is_played_by_the_two_who_take_its_seats() {
     assert_eq!(r.status().as_u16(), 403, "not one of the two");
     let r = post_form(&app, Some(&carol.token), &format!("/api/challenge/{id}/accept?color=white"), &[]).await;
     assert_eq!(r.status().as_u16(), 400, "carol's seat is Black");
+    let mut b_events = Ndjson::open(&app, &bob.token, "/api/stream/event").await;
     let r = post_form(&app, Some(&carol.token), &format!("/api/challenge/{id}/accept"), &[]).await;
     assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let told = b_events.until("challenge").await;
+    assert_eq!(
+        (told["challenge"]["id"].as_str(), told["challenge"]["direction"].as_str()),
+        (Some(id.as_str()), Some("in")),
+        "bob is told his seat waits: {told}"
+    );
     let r = post_form(&app, Some(&dana.token), &format!("/api/challenge/{id}/accept"), &[]).await;
     assert_eq!(r.status().as_u16(), 404, "the other seat is bob's");
     let r = post_form(&app, Some(&bob.token), &format!("/api/challenge/{id}/accept"), &[]).await;

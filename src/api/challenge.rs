@@ -136,10 +136,7 @@ impl ChallengeBody {
             (given(&self.rules), "rules: no extra rules are offered"),
             (num_given(&self.expires_at), "expiresAt: a challenge waits 20 minutes"),
         ];
-        match refused.into_iter().find(|(on, _)| *on) {
-            Some((_, why)) => Err(ApiError::bad_request("unsupported_term", why)),
-            None => Ok(()),
-        }
+        lichess::refuse_terms(refused)
     }
 }
 
@@ -295,13 +292,8 @@ pub(crate) async fn accept(
     query: web::Query<AcceptQuery>,
     user: Scoped<ChallengeAnswer>,
 ) -> Result<HttpResponse, ApiError> {
-    let color = match query.color.as_deref() {
-        None | Some("") => None,
-        Some(c) => Some(
-            crate::game::parse_color(c)
-                .ok_or_else(|| ApiError::bad_request("invalid_challenge", "color is white or black"))?,
-        ),
-    };
+    let color = crate::game::parse_optional_color(query.color.as_deref())
+        .map_err(|why| ApiError::bad_request("invalid_challenge", why))?;
     challenge::accept(&state.lobby_ctx(), &path, PlayerRef::User(user.id), color).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }

@@ -126,6 +126,18 @@ pub fn flag(v: Option<&str>, name: &str, default: bool) -> Result<bool, ApiError
     }
 }
 
+/// Refuses the first lichess term asked for that this server cannot honour: `(asked, why)`
+/// pairs, `why` starting with the term's name; `400 unsupported_term`.
+///
+/// # Errors
+/// The refusal.
+pub fn refuse_terms(terms: impl IntoIterator<Item = (bool, &'static str)>) -> Result<(), ApiError> {
+    match terms.into_iter().find(|(asked, _)| *asked) {
+        Some((_, why)) => Err(ApiError::bad_request("unsupported_term", why)),
+        None => Ok(()),
+    }
+}
+
 /// One NDJSON line.
 pub fn line(v: &Value) -> String {
     format!("{v}\n")

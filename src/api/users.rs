@@ -158,10 +158,7 @@ impl GamesQuery {
                 "players: real names from a file are not read",
             ),
         ];
-        match refused.into_iter().find(|(on, _)| *on) {
-            Some((_, why)) => Err(ApiError::bad_request("unsupported_term", why)),
-            None => Ok(()),
-        }
+        lichess::refuse_terms(refused)
     }
 }
 

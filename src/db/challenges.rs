@@ -45,10 +45,14 @@ pub struct ChallengeRow {
     /// Made for two others (lichess's open challenge): nobody has taken a seat yet, and the
     /// challenger is only its maker.
     pub for_two: bool,
-    /// The only accounts that may take its seats (lichess's `users`): White's and Black's.
-    pub open_users: Option<(Uuid, Uuid)>,
-    /// Their names (lichess's `open.userIds`, lowercased).
-    pub open_names: Option<(String, String)>,
+    /// The only account that may take White's seat (lichess's `users`; with `open_black`).
+    pub open_white: Option<Uuid>,
+    /// The only account that may take Black's seat.
+    pub open_black: Option<Uuid>,
+    /// Their names (lichess's `open.userIds`).
+    pub open_white_name: Option<String>,
+    /// Its name.
+    pub open_black_name: Option<String>,
     /// The position text its game starts from; `None`: the variant's start.
     pub initial_fen: Option<String>,
     /// `created`, `accepted`, `declined`, `canceled`.
@@ -61,66 +65,10 @@ pub struct ChallengeRow {
     pub expires_at: OffsetDateTime,
 }
 
-/// A challenge as read, before its pairs of columns become pairs.
-struct Stored {
-    id: String,
-    challenger_id: Uuid,
-    challenger_name: String,
-    dest_id: Option<Uuid>,
-    dest_name: Option<String>,
-    challenger_bot: bool,
-    dest_bot: Option<bool>,
-    challenger_rating: Option<i32>,
-    challenger_games: Option<i32>,
-    dest_rating: Option<i32>,
-    dest_games: Option<i32>,
-    variant: String,
-    clock_limit: Option<i32>,
-    clock_increment: Option<i32>,
-    rated: bool,
-    color: String,
-    final_color: Option<String>,
-    for_two: bool,
-    open_white: Option<Uuid>,
-    open_black: Option<Uuid>,
-    open_white_name: Option<String>,
-    open_black_name: Option<String>,
-    initial_fen: Option<String>,
-    status: String,
-    decline_reason: Option<String>,
-    created_at: OffsetDateTime,
-    expires_at: OffsetDateTime,
-}
-
-impl From<Stored> for ChallengeRow {
-    fn from(s: Stored) -> ChallengeRow {
-        ChallengeRow {
-            id: s.id,
-            challenger_id: s.challenger_id,
-            challenger_name: s.challenger_name,
-            dest_id: s.dest_id,
-            dest_name: s.dest_name,
-            challenger_bot: s.challenger_bot,
-            dest_bot: s.dest_bot,
-            challenger_rating: s.challenger_rating,
-            challenger_games: s.challenger_games,
-            dest_rating: s.dest_rating,
-            dest_games: s.dest_games,
-            variant: s.variant,
-            clock_limit: s.clock_limit,
-            clock_increment: s.clock_increment,
-            rated: s.rated,
-            color: s.color,
-            final_color: s.final_color,
-            for_two: s.for_two,
-            open_users: s.open_white.zip(s.open_black),
-            open_names: s.open_white_name.zip(s.open_black_name),
-            initial_fen: s.initial_fen,
-            status: s.status,
-            decline_reason: s.decline_reason,
-            created_at: s.created_at,
-            expires_at: s.expires_at,
-        }
+impl ChallengeRow {
+    /// The only accounts that may take its seats, White's and Black's (lichess's `users`).
+    pub fn open_users(&self) -> Option<(Uuid, Uuid)> {
+        self.open_white.zip(self.open_black)
     }
 }
 
@@ -193,7 +141,7 @@ pub async fn insert(db: impl PgExecutor<'_>, c: &NewChallenge) -> anyhow::Result
 #[tracing::instrument(skip(db))]
 pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<ChallengeRow>> {
     sqlx::query_as!(
-        Stored,
+        ChallengeRow,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
@@ -210,7 +158,6 @@ pub async fn find(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<Option<Ch
     )
     .fetch_optional(db)
     .await
-    .map(|row| row.map(ChallengeRow::from))
     .context("reading a challenge")
 }
 
@@ -284,7 +231,7 @@ pub async fn reopen(db: impl PgExecutor<'_>, id: &str) -> anyhow::Result<()> {
 #[tracing::instrument(skip(db), fields(user.id = %user_id))]
 pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Result<Vec<ChallengeRow>> {
     sqlx::query_as!(
-        Stored,
+        ChallengeRow,
         r#"SELECT c.id, c.challenger_id, u.username AS challenger_name, c.dest_id, d.username AS "dest_name?",
                   u.bot AS challenger_bot, d.bot AS "dest_bot?",
                   cr.rating AS "challenger_rating?", cr.games AS "challenger_games?",
@@ -302,7 +249,6 @@ pub async fn pending_of(db: impl PgExecutor<'_>, user_id: Uuid) -> anyhow::Resul
     )
     .fetch_all(db)
     .await
-    .map(|rows| rows.into_iter().map(ChallengeRow::from).collect())
     .context("listing pending challenges")
 }
 

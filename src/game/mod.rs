@@ -326,6 +326,17 @@ pub fn parse_color(text: &str) -> Option<Color> {
     }
 }
 
+/// A colour a request may name (a seat asked for): absent or empty is `None`.
+///
+/// # Errors
+/// Anything else than `white` or `black`, with the sentence to answer.
+pub fn parse_optional_color(text: Option<&str>) -> Result<Option<Color>, &'static str> {
+    match text {
+        None | Some("") => Ok(None),
+        Some(t) => parse_color(t).map(Some).ok_or("color is white or black"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -164,6 +164,13 @@ pub enum Dest<'a> {
     TwoOthers(Option<(&'a str, &'a str)>),
 }
 
+/// The account named `name`, or `NotFound` saying so.
+async fn account(ctx: &LobbyCtx, name: &str) -> Result<db::users::UserRow, ChallengeError> {
+    db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {
+        ChallengeError::NotFound(format!("no user named '{}'", name.chars().take(30).collect::<String>()))
+    })
+}
+
 /// Creates a challenge from an account to `dest`, and tells both accounts.
 ///
 /// # Errors
@@ -187,9 +194,7 @@ pub async fn create(
     let dest_names = if let Dest::TwoOthers(names) = dest { names } else { None };
     let dest = match dest {
         Dest::User(name) => {
-            let u = db::users::find_by_name(&ctx.pool, name).await?.ok_or_else(|| {
-                ChallengeError::NotFound(format!("no user named '{}'", name.chars().take(30).collect::<String>()))
-            })?;
+            let u = account(ctx, name).await?;
             if u.id == challenger {
                 return Err(ChallengeError::Invalid("you cannot challenge yourself".into()));
             }
@@ -216,18 +221,7 @@ pub async fn create(
     };
     let open_users = match dest_names {
         Some((white, black)) => {
-            let find = |name: &str| {
-                let name = name.to_string();
-                async move {
-                    db::users::find_by_name(&ctx.pool, &name).await?.map(|u| u.id).ok_or_else(|| {
-                        ChallengeError::NotFound(format!(
-                            "no user named '{}'",
-                            name.chars().take(30).collect::<String>()
-                        ))
-                    })
-                }
-            };
-            let (w, b) = (find(white).await?, find(black).await?);
+            let (w, b) = (account(ctx, white).await?.id, account(ctx, black).await?.id);
             if w == b {
                 return Err(ChallengeError::Invalid("users: two different players".into()));
             }
@@ -326,14 +320,15 @@ pub async fn accept(
         }
         // A challenge for two named accounts: each has their seat, and the other one is the
         // only one who may take the second.
-        let (named, other) = match c.open_users {
+        let (named, other) = match c.open_users() {
             Some((w, b)) if user == w => (Some(Color::White), Some(b)),
             Some((w, b)) if user == b => (Some(Color::Black), Some(w)),
             Some(_) => {
-                let names = c.open_names.clone().unwrap_or_default();
+                let name = |n: &Option<String>| n.clone().unwrap_or_default();
                 return Err(ChallengeError::Forbidden(format!(
                     "this challenge is for {} and {} only",
-                    names.0, names.1
+                    name(&c.open_white_name),
+                    name(&c.open_black_name)
                 )));
             }
             None => (None, None),
@@ -549,9 +544,9 @@ pub fn challenge_json(c: &ChallengeRow, base: &str, viewer: Option<Uuid>) -> Val
         let drawn = c.final_color.as_deref().or((c.color != "random").then_some(c.color.as_str()));
         if c.for_two {
             // The seats' links, as lichess gives them.
-            let open = match &c.open_names {
-                Some((w, b)) => json!({"userIds": [w.to_lowercase(), b.to_lowercase()]}),
-                None => json!({}),
+            let open = match (&c.open_white_name, &c.open_black_name) {
+                (Some(w), Some(b)) => json!({"userIds": [w.to_lowercase(), b.to_lowercase()]}),
+                _ => json!({}),
             };
             obj.insert("open".into(), open);
             obj.insert("urlWhite".into(), Value::from(format!("{base}/challenge/{}?color=white", c.id)));

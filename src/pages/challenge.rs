@@ -186,12 +186,8 @@ pub(crate) async fn show(
     path: web::Path<String>,
     query: web::Query<SeatQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let seat = match query.color.as_deref() {
-        None | Some("") => None,
-        Some(c) => {
-            Some(crate::game::parse_color(c).ok_or_else(|| PageError::BadRequest("color is white or black".into()))?)
-        }
-    };
+    let seat =
+        crate::game::parse_optional_color(query.color.as_deref()).map_err(|why| PageError::BadRequest(why.into()))?;
     match challenge_page(&req, &state, &session, &path, seat).await? {
         Some(page) => render(&page),
         None => Ok(see_other(&format!("/{path}"))),
@@ -278,10 +274,8 @@ pub(crate) async fn accept(
     form: CsrfForm<AcceptForm>,
     identity: Identity,
 ) -> Result<HttpResponse, PageError> {
-    let color = match form.color.as_str() {
-        "" => None,
-        c => Some(crate::game::parse_color(c).ok_or_else(|| PageError::BadRequest("color is white or black".into()))?),
-    };
+    let color =
+        crate::game::parse_optional_color(Some(&form.color)).map_err(|why| PageError::BadRequest(why.into()))?;
     let (player, cookie) = identity.player(&state.guest_key, state.secure_cookies)?;
     let game = match challenge::accept(&state.lobby_ctx(), &path, player, color).await {
         // The first seat of a challenge for two: its page, where the taker now waits.
